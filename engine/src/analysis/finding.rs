@@ -1,0 +1,93 @@
+//! One normalized analyzer finding: what matched, where, and how loud it is.
+
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// How loud a finding is. Steering rules never block, so `error` does not exist here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A kind reminder (also used for unused suppression comments).
+    Hint,
+    /// A suggestion.
+    Info,
+    /// Code that should change.
+    Warning,
+}
+
+impl Severity {
+    /// The lowercase name used in YAML, JSON and policies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Hint => "hint",
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A zero-based position; `column` counts Unicode scalar values (characters), like ast-grep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Position {
+    /// Zero-based line.
+    pub line: usize,
+    /// Zero-based column in characters.
+    pub column: usize,
+}
+
+/// A zero-based, end-exclusive source range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct SourceRange {
+    /// First character of the match.
+    pub start: Position,
+    /// Position just after the match.
+    pub end: Position,
+}
+
+/// A normalized finding. Ordering is deterministic: path, range, rule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Finding {
+    /// The rule id, e.g. `typescript-no-non-null-assertion-ts`.
+    pub rule: String,
+    /// The rule's severity.
+    pub severity: Severity,
+    /// The rule's message for this match.
+    pub message: String,
+    /// The rule's note (guidance and the suppression form), if any.
+    pub note: Option<String>,
+    /// Repository-relative path with `/` separators.
+    pub path: String,
+    /// Zero-based range of the match.
+    pub range: SourceRange,
+    /// Stable hash (xxh3-64, hex) of the matched text.
+    pub text_hash: String,
+}
+
+impl Finding {
+    /// The key findings are sorted by.
+    fn sort_key(&self) -> (&str, SourceRange, &str) {
+        (&self.path, self.range, &self.rule)
+    }
+}
+
+impl PartialOrd for Finding {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Finding {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.sort_key()
+            .cmp(&other.sort_key())
+            .then_with(|| self.text_hash.cmp(&other.text_hash))
+            .then_with(|| self.message.cmp(&other.message))
+    }
+}

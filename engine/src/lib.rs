@@ -1,0 +1,10 @@
+//! pi-native-hooks engine: everything the Pi extension and the `pi-native-hooks` CLI do, as a library.
+//!
+//! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → (later: wave,
+//! delivery, verification, state). The CLI ([`cli`]) and the Node binding sit on top and own no logic.
+
+pub mod analysis;
+pub mod cli;
+pub mod config;
+pub mod policy;
+pub mod workspace;

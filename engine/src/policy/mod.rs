@@ -1,0 +1,1 @@
+//! Sandboxed Rhai policies (diagnostic and verification) over the immutable analysis snapshot.

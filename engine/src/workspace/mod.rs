@@ -1,0 +1,1 @@
+//! Git workspace snapshots read in process with `gix`, and the changed paths between two of them.
