@@ -91,3 +91,18 @@ impl Ord for Finding {
             .then_with(|| self.message.cmp(&other.message))
     }
 }
+
+/// The human-readable line: `path:line:column rule message`, 1-based.
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{} {} {}",
+            self.path,
+            self.range.start.line + 1,
+            self.range.start.column + 1,
+            self.rule,
+            self.message
+        )
+    }
+}

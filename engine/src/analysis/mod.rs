@@ -1,7 +1,13 @@
-//! In-process ast-grep analysis of TypeScript and TSX: rules, scanning, the findings snapshot and its cache.
+//! In-process ast-grep analysis of TypeScript and TSX: rules, scanning, the findings snapshot and
+//! its content cache.
 
+mod cache;
 pub mod finding;
+pub mod rules;
+pub mod scan;
 pub mod snapshot;
 
 pub use finding::{Finding, Position, Severity, SourceRange};
+pub use rules::{RuleError, RuleLoad, RuleSet};
+pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};
 pub use snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};

@@ -1,0 +1,399 @@
+//! Scanning one wave: each changed TS/TSX file read and parsed once, every rule applied in one
+//! pass with ast-grep's `CombinedScan` (suppression comments honoured, unused ones reported as
+//! hints), findings normalized into an immutable [`AnalysisSnapshot`].
+
+use super::cache::{ScanCache, content_hash};
+use super::finding::{Finding, Position, Severity, SourceRange};
+use super::rules::RuleSet;
+use super::snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};
+use ast_grep_config::{CombinedScan, Severity as AstSeverity};
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_language::SupportLang;
+use rayon::prelude::*;
+use std::io::Read;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Bounds on one analysis; whatever they cut is visible in the snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanLimits {
+    /// Files larger than this are skipped as [`SkipReason::TooLarge`].
+    pub max_file_bytes: u64,
+    /// At most this many files are analyzed per wave; the rest are [`SkipReason::TooManyFiles`].
+    pub max_files: usize,
+    /// At most this many findings are kept; the rest are counted in `omitted_findings`.
+    pub max_findings: usize,
+}
+
+impl Default for ScanLimits {
+    fn default() -> Self {
+        Self {
+            max_file_bytes: 1024 * 1024,
+            max_files: 500,
+            max_findings: 1_000,
+        }
+    }
+}
+
+/// The analyzer could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalyzerError {
+    /// The worker threads could not be started.
+    #[error("cannot start {threads} analysis threads: {message}")]
+    Threads {
+        /// Requested thread count.
+        threads: usize,
+        /// The error from the thread pool.
+        message: String,
+    },
+}
+
+/// The language a path is parsed as, or `None` when it is not TypeScript or TSX.
+pub fn language_of(path: &str) -> Option<SupportLang> {
+    match Path::new(path).extension().and_then(|e| e.to_str())? {
+        "ts" | "mts" | "cts" => Some(SupportLang::TypeScript),
+        "tsx" => Some(SupportLang::Tsx),
+        _ => None,
+    }
+}
+
+/// A long-lived analyzer: one rule set, its content cache and its worker threads.
+pub struct Analyzer {
+    key: String,
+    rules: Arc<RuleSet>,
+    limits: ScanLimits,
+    pool: Option<rayon::ThreadPool>,
+    cache: ScanCache,
+}
+
+/// Where a file's bytes come from.
+enum Input {
+    /// Read `<root>/<path>` from disk.
+    Disk,
+    /// Given in memory.
+    Memory(Vec<u8>),
+}
+
+/// One file after reading and the cache lookup.
+enum Source {
+    Text {
+        content: u128,
+        text: String,
+    },
+    Cached {
+        content: u128,
+        findings: Arc<[Finding]>,
+    },
+    Skipped(SkipReason),
+}
+
+/// One file's outcome.
+enum Outcome {
+    Analyzed {
+        content: u128,
+        findings: Arc<[Finding]>,
+        cached: bool,
+    },
+    Skipped(SkipReason),
+    Panicked(String),
+}
+
+impl Analyzer {
+    /// An analyzer named `key` (e.g. `ast-grep:personal`) over `rules`. With `threads > 1` files
+    /// are analyzed in parallel on a dedicated pool; with 0 or 1, on the calling thread.
+    pub fn new(
+        key: impl Into<String>,
+        rules: Arc<RuleSet>,
+        limits: ScanLimits,
+        threads: usize,
+    ) -> Result<Self, AnalyzerError> {
+        let pool = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("pi-native-hooks-scan-{i}"))
+                .build()
+                .map_err(|error| AnalyzerError::Threads {
+                    threads,
+                    message: error.to_string(),
+                })?;
+            Some(pool)
+        } else {
+            None
+        };
+        Ok(Self {
+            key: key.into(),
+            rules,
+            limits,
+            pool,
+            cache: ScanCache::default(),
+        })
+    }
+
+    /// The analyzer key, e.g. `ast-grep:personal`.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The rules this analyzer applies.
+    pub fn rules(&self) -> &Arc<RuleSet> {
+        &self.rules
+    }
+
+    /// Analyzes the TS/TSX files among `paths` (repository-relative, under `root`). Other paths
+    /// are ignored; each file is read and parsed at most once.
+    pub fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        let started = Instant::now();
+        let (selected, skipped) = self.select(paths.iter().map(String::as_str));
+        let inputs = selected
+            .into_iter()
+            .map(|path| (path, Input::Disk))
+            .collect();
+        self.run(started, root, inputs, skipped)
+    }
+
+    /// Analyzes in-memory sources `(path, text)`, as if they were the files of one wave.
+    pub fn scan_sources(&mut self, files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
+        let started = Instant::now();
+        let (selected, skipped) = self.select(files.iter().map(|(p, _)| p.as_str()));
+        let inputs = selected
+            .into_iter()
+            .filter_map(|path| {
+                let (_, text) = files
+                    .iter()
+                    .find(|(p, _)| p.trim_start_matches("./") == path)?;
+                Some((path, Input::Memory(text.as_bytes().to_vec())))
+            })
+            .collect();
+        self.run(started, Path::new(""), inputs, skipped)
+    }
+
+    /// Normalizes, deduplicates and sorts the TS/TSX paths; applies the file-count bound.
+    fn select<'a>(&self, paths: impl Iterator<Item = &'a str>) -> (Vec<String>, Vec<SkippedFile>) {
+        let mut selected: Vec<String> = paths
+            .map(|p| p.trim_start_matches("./").replace('\\', "/"))
+            .filter(|p| language_of(p).is_some())
+            .collect();
+        selected.sort();
+        selected.dedup();
+        let skipped = selected
+            .split_off(selected.len().min(self.limits.max_files))
+            .into_iter()
+            .map(|path| SkippedFile {
+                path,
+                reason: SkipReason::TooManyFiles {
+                    limit: self.limits.max_files,
+                },
+            })
+            .collect();
+        (selected, skipped)
+    }
+
+    fn read(&self, root: &Path, path: &str, input: Input) -> Source {
+        match input {
+            Input::Memory(bytes) => self.classify(path, bytes),
+            Input::Disk => self.read_disk(root, path),
+        }
+    }
+
+    /// Reads `<root>/<path>`, at most one byte past the size limit.
+    fn read_disk(&self, root: &Path, path: &str) -> Source {
+        let full = root.join(path);
+        let file = match std::fs::File::open(&full) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Source::Skipped(SkipReason::Vanished);
+            }
+            Err(error) => {
+                return Source::Skipped(SkipReason::Unreadable {
+                    error: error.to_string(),
+                });
+            }
+        };
+        let limit = self.limits.max_file_bytes;
+        let mut bytes = Vec::new();
+        if let Err(error) = file.take(limit.saturating_add(1)).read_to_end(&mut bytes) {
+            return Source::Skipped(SkipReason::Unreadable {
+                error: error.to_string(),
+            });
+        }
+        if bytes.len() as u64 > limit {
+            let on_disk = std::fs::metadata(&full)
+                .map(|m| m.len())
+                .unwrap_or(bytes.len() as u64);
+            return Source::Skipped(SkipReason::TooLarge {
+                bytes: on_disk,
+                limit,
+            });
+        }
+        self.classify(path, bytes)
+    }
+
+    /// Hashes the bytes, serves them from the cache or validates them as text.
+    fn classify(&self, path: &str, bytes: Vec<u8>) -> Source {
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            return Source::Skipped(SkipReason::TooLarge {
+                bytes: bytes.len() as u64,
+                limit: self.limits.max_file_bytes,
+            });
+        }
+        let content = content_hash(&bytes);
+        if let Some(findings) = self.cache.get(path, content) {
+            return Source::Cached { content, findings };
+        }
+        if bytes.contains(&0) {
+            return Source::Skipped(SkipReason::Binary);
+        }
+        match String::from_utf8(bytes) {
+            Ok(text) => Source::Text { content, text },
+            Err(_) => Source::Skipped(SkipReason::NotUtf8),
+        }
+    }
+
+    fn run(
+        &mut self,
+        started: Instant,
+        root: &Path,
+        inputs: Vec<(String, Input)>,
+        mut skipped: Vec<SkippedFile>,
+    ) -> Arc<AnalysisSnapshot> {
+        let this = &*self;
+        let analyze = |(path, input): (String, Input)| -> (String, Outcome) {
+            let outcome = match this.read(root, &path, input) {
+                Source::Cached { content, findings } => Outcome::Analyzed {
+                    content,
+                    findings,
+                    cached: true,
+                },
+                Source::Skipped(reason) => Outcome::Skipped(reason),
+                Source::Text { content, text } => {
+                    match catch_unwind(AssertUnwindSafe(|| analyze_text(&this.rules, &path, &text)))
+                    {
+                        Ok(findings) => Outcome::Analyzed {
+                            content,
+                            findings: findings.into(),
+                            cached: false,
+                        },
+                        Err(panic) => Outcome::Panicked(panic_message(panic.as_ref())),
+                    }
+                }
+            };
+            (path, outcome)
+        };
+        let outcomes: Vec<(String, Outcome)> = match &self.pool {
+            Some(pool) => pool.install(|| inputs.into_par_iter().map(analyze).collect()),
+            None => inputs.into_iter().map(analyze).collect(),
+        };
+
+        let mut snapshot = AnalysisSnapshot {
+            analyzer: self.key.clone(),
+            ..AnalysisSnapshot::default()
+        };
+        let mut findings = Vec::new();
+        let mut failures = Vec::new();
+        for (path, outcome) in outcomes {
+            snapshot.paths.push(path.clone());
+            match outcome {
+                Outcome::Analyzed {
+                    content,
+                    findings: file_findings,
+                    cached,
+                } => {
+                    findings.extend(file_findings.iter().cloned());
+                    if cached {
+                        snapshot.cached_files += 1;
+                    } else {
+                        snapshot.parsed_files += 1;
+                        self.cache.insert(path, content, file_findings);
+                    }
+                }
+                Outcome::Skipped(reason) => {
+                    self.cache.remove(&path);
+                    skipped.push(SkippedFile { path, reason });
+                }
+                Outcome::Panicked(message) => {
+                    self.cache.remove(&path);
+                    failures.push(format!("{path}: ast-grep panicked: {message}"));
+                }
+            }
+        }
+        snapshot.paths.extend(
+            skipped
+                .iter()
+                .filter(|s| matches!(s.reason, SkipReason::TooManyFiles { .. }))
+                .map(|s| s.path.clone()),
+        );
+        snapshot.paths.sort();
+        findings.sort();
+        if findings.len() > self.limits.max_findings {
+            snapshot.omitted_findings = findings.len() - self.limits.max_findings;
+            findings.truncate(self.limits.max_findings);
+        }
+        snapshot.findings = findings;
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        snapshot.skipped = skipped;
+        if !failures.is_empty() {
+            snapshot.failure = Some(failures.join("; "));
+        }
+        snapshot.duration = started.elapsed();
+        Arc::new(snapshot)
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned())
+}
+
+fn severity(severity: &AstSeverity) -> Severity {
+    match severity {
+        AstSeverity::Hint | AstSeverity::Off => Severity::Hint,
+        AstSeverity::Info => Severity::Info,
+        // `error` is refused at load time; anything louder than info is a warning here.
+        AstSeverity::Warning | AstSeverity::Error => Severity::Warning,
+    }
+}
+
+/// Parses `text` once and applies every rule for `path` in one traversal.
+fn analyze_text(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
+    let Some(lang) = language_of(path) else {
+        return Vec::new();
+    };
+    let grep = lang.ast_grep(text);
+    let mut combined = CombinedScan::new(rules.rules_for(Path::new(path), lang));
+    combined.set_unused_suppression_rule(rules.unused_suppression());
+    let result = combined.scan(&grep, false);
+    let mut findings = Vec::new();
+    for (rule, matches) in result.matches {
+        for node in matches {
+            let (start, end) = (node.start_pos(), node.end_pos());
+            findings.push(Finding {
+                rule: rule.id.clone(),
+                severity: severity(&rule.severity),
+                message: rule.get_message(&node),
+                note: rule.note.clone(),
+                path: path.to_owned(),
+                range: SourceRange {
+                    start: Position {
+                        line: start.line(),
+                        column: start.column(&node),
+                    },
+                    end: Position {
+                        line: end.line(),
+                        column: end.column(&node),
+                    },
+                },
+                text_hash: format!(
+                    "{:016x}",
+                    xxhash_rust::xxh3::xxh3_64(node.text().as_bytes())
+                ),
+            });
+        }
+    }
+    findings.sort();
+    findings
+}
