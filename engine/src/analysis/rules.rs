@@ -3,7 +3,7 @@
 //! Tsx. The language and severity are checked before a rule is compiled, because ast-grep panics at
 //! run time on a language whose parser is not compiled in.
 
-use crate::config::ConfigFile;
+use crate::config::{ConfigFile, ConfigProblem, ConfigSource, builtin, project, trust};
 use ast_grep_config::{
     CombinedScan, DeserializeEnv, GlobalRules, RuleCollection, RuleConfig, SerializableGlobalRule,
     SerializableRuleConfig, Severity as AstSeverity,
@@ -11,6 +11,7 @@ use ast_grep_config::{
 use ast_grep_language::SupportLang;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The languages this engine links: anything else is a load error.
 pub const SUPPORTED_LANGUAGES: [SupportLang; 2] = [SupportLang::TypeScript, SupportLang::Tsx];
@@ -78,6 +79,9 @@ pub enum RuleError {
         /// The rule file.
         path: PathBuf,
     },
+    /// A file or directory of the config root could not be used.
+    #[error(transparent)]
+    Config(#[from] ConfigProblem),
     /// The utility rules do not compile.
     #[error("utility rules are invalid: {message}")]
     InvalidUtils {
@@ -308,4 +312,26 @@ impl RuleSet {
     pub(crate) fn unused_suppression(&self) -> &RuleConfig<SupportLang> {
         &self.unused_suppression
     }
+}
+
+/// Reads and compiles the rules of a config source. Problems are returned beside the rules that
+/// did load, so a session can run degraded while `check` refuses to run.
+pub fn load_source(source: &ConfigSource) -> (Arc<RuleSet>, Vec<RuleError>) {
+    let (rules, utils, mut problems) = match source {
+        ConfigSource::BuiltIn => (builtin::rule_files(), Vec::new(), Vec::new()),
+        ConfigSource::Root(root) => match trust::check_dir(root)
+            .map_err(ConfigProblem::from)
+            .and_then(|()| project::read_project(root))
+        {
+            Ok(files) => (
+                files.rules,
+                files.utils,
+                files.problems.into_iter().map(RuleError::from).collect(),
+            ),
+            Err(problem) => (Vec::new(), Vec::new(), vec![RuleError::from(problem)]),
+        },
+    };
+    let load = RuleSet::load(&rules, &utils);
+    problems.extend(load.errors);
+    (Arc::new(load.rules), problems)
 }

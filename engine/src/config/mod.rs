@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod project;
+pub mod root;
 pub mod trust;
 
 use std::path::PathBuf;
@@ -32,4 +33,45 @@ pub enum ConfigProblem {
         /// The parser's message.
         message: String,
     },
+}
+
+/// Where the rules and policies of a session or a `check` come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// A config root directory (the personal root or `--config DIR`).
+    Root(PathBuf),
+    /// The default pack compiled into the binary.
+    BuiltIn,
+}
+
+impl ConfigSource {
+    /// The explicit root if given, else the personal root if it exists, else the built-in pack.
+    pub fn select(
+        explicit: Option<&std::path::Path>,
+        personal: Option<PathBuf>,
+    ) -> Result<Self, String> {
+        match (explicit, personal) {
+            (Some(dir), _) if dir.is_dir() => Ok(Self::Root(dir.to_path_buf())),
+            (Some(dir), _) => Err(format!("--config {}: not a directory", dir.display())),
+            (None, Some(root)) if root.exists() => Ok(Self::Root(root)),
+            (None, _) => Ok(Self::BuiltIn),
+        }
+    }
+
+    /// The analyzer key policies name: `ast-grep:personal` or `ast-grep:builtin`.
+    pub fn analyzer_key(&self) -> &'static str {
+        match self {
+            Self::Root(_) => "ast-grep:personal",
+            Self::BuiltIn => "ast-grep:builtin",
+        }
+    }
+}
+
+impl std::fmt::Display for ConfigSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Root(dir) => write!(f, "{}", dir.display()),
+            Self::BuiltIn => f.write_str("the built-in default pack"),
+        }
+    }
 }
