@@ -1,1 +1,27 @@
 //! Sandboxed Rhai policies (diagnostic and verification) over the immutable analysis snapshot.
+//!
+//! [`PolicyRegistry`] loads `policies/*.rhai` from a config root (or the built-in pack), compiles
+//! each once in the [`Sandbox`], and reads its [contract](contract) from the syntax tree.
+//! Diagnostic policies run over one shared `Arc<AnalysisSnapshot>` per wave
+//! ([`PolicyRegistry::evaluate_diagnostics`]); verification policies decide which required
+//! commands a set of changed paths needs ([`PolicyRegistry::affected_requirements`]).
+
+pub mod builtin;
+pub mod contract;
+pub mod diagnostic;
+pub mod digest;
+pub mod failure;
+mod literal;
+pub mod registry;
+pub mod run;
+pub mod sandbox;
+pub mod source;
+pub mod view;
+
+pub use contract::{PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement};
+pub use diagnostic::PolicyDiagnostic;
+pub use digest::registry_digest;
+pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
+pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource};
+pub use run::{AffectedRequirement, DiagnosticRun, VerificationRun};
+pub use sandbox::{Cancellation, RunError, Sandbox, SandboxLimits};

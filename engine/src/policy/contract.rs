@@ -1,0 +1,485 @@
+//! The policy contract: the metadata a policy declares as top-level `const NAME = <literal>;`
+//! statements, read from the syntax tree without running code, and its structural validation.
+//! Every problem names the line it was found on.
+
+use super::literal::{self, Literal, Value};
+use rhai::{AST, ASTFlags, Stmt};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+
+/// What a policy is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyKind {
+    /// Turns analyzer findings into guidance (`fn evaluate(snapshot)`).
+    Diagnostic,
+    /// Names the commands a project requires after relevant changes.
+    Verification,
+}
+
+impl fmt::Display for PolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PolicyKind::Diagnostic => "diagnostic",
+            PolicyKind::Verification => "verification",
+        })
+    }
+}
+
+/// A validated policy's metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyContract {
+    /// `ID`: unique across the loaded policies; lowercase letters, digits and `-`.
+    pub id: String,
+    /// `DESCRIPTION`, if given.
+    pub description: Option<String>,
+    /// The kind-specific part.
+    pub spec: PolicySpec,
+}
+
+impl PolicyContract {
+    /// The policy's kind.
+    pub fn kind(&self) -> PolicyKind {
+        match self.spec {
+            PolicySpec::Diagnostic(_) => PolicyKind::Diagnostic,
+            PolicySpec::Verification(_) => PolicyKind::Verification,
+        }
+    }
+}
+
+/// The kind-specific metadata.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicySpec {
+    /// `KIND = "diagnostic"`.
+    Diagnostic(DiagnosticSpec),
+    /// `KIND = "verification"`.
+    Verification(VerificationSpec),
+}
+
+/// What a diagnostic policy consumes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiagnosticSpec {
+    /// `ANALYZER`: `ast-grep` matches every ast-grep snapshot (`ast-grep:personal`,
+    /// `ast-grep:builtin`); a qualified key matches only itself.
+    pub analyzer: String,
+    /// `RULES`: the rule ids whose findings the policy sees.
+    pub rules: Vec<String>,
+}
+
+impl DiagnosticSpec {
+    /// True when this policy consumes snapshots produced by `analyzer`.
+    pub fn accepts_analyzer(&self, analyzer: &str) -> bool {
+        analyzer == self.analyzer
+            || analyzer
+                .strip_prefix(self.analyzer.as_str())
+                .is_some_and(|rest| rest.starts_with(':'))
+    }
+}
+
+/// What a verification policy requires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerificationSpec {
+    /// `PROJECT`: which project the requirements belong to.
+    pub project: ProjectSpec,
+    /// `REQUIREMENTS`, in declaration order.
+    pub requirements: Vec<Requirement>,
+}
+
+/// `PROJECT = #{ manifest, name }`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ProjectSpec {
+    /// The manifest file at the project root, e.g. `Cargo.toml` or `package.json`.
+    pub manifest: String,
+    /// The project's name.
+    pub name: String,
+}
+
+/// One entry of `REQUIREMENTS`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Requirement {
+    /// Unique within the policy.
+    pub id: String,
+    /// The exact command, trimmed; run from the project root, never parsed as shell.
+    pub command: String,
+    /// The name of the policy's `fn <name>(path)` deciding whether a changed path needs it.
+    pub affects: String,
+}
+
+/// One structural problem in a policy, with its 1-based line when known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractError {
+    /// The line the problem is on.
+    pub line: Option<usize>,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for ContractError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+const COMMON_FIELDS: &[&str] = &["ID", "KIND", "DESCRIPTION"];
+const DIAGNOSTIC_FIELDS: &[&str] = &["ANALYZER", "RULES"];
+const VERIFICATION_FIELDS: &[&str] = &["PROJECT", "REQUIREMENTS"];
+
+/// Collects problems while reading fields.
+#[derive(Default)]
+struct Problems(Vec<ContractError>);
+
+impl Problems {
+    fn at(&mut self, line: usize, message: impl Into<String>) {
+        self.0.push(ContractError {
+            line: (line > 0).then_some(line),
+            message: message.into(),
+        });
+    }
+}
+
+/// Reads and validates the contract of a compiled policy. `source` is only used to find the
+/// line of a function definition. Returns every problem found, not just the first.
+pub fn read_contract(ast: &AST, source: &str) -> Result<PolicyContract, Vec<ContractError>> {
+    let mut problems = Problems::default();
+    let consts = read_consts(ast, &mut problems);
+    let id = required(&consts, "ID", &mut problems).and_then(|l| string(l, "ID", &mut problems));
+    if let Some(id) = &id
+        && !is_valid_id(id)
+    {
+        problems.at(
+            consts["ID"].line,
+            format!("`ID` {id:?} must be lowercase letters, digits and `-`"),
+        );
+    }
+    let description = consts
+        .get("DESCRIPTION")
+        .and_then(|l| string(l, "DESCRIPTION", &mut problems));
+    let kind =
+        required(&consts, "KIND", &mut problems).and_then(|l| string(l, "KIND", &mut problems));
+    let functions = Functions::of(ast, source);
+    let spec = match kind.as_deref() {
+        Some("diagnostic") => {
+            check_known(&consts, DIAGNOSTIC_FIELDS, &mut problems);
+            diagnostic_spec(&consts, &functions, &mut problems).map(PolicySpec::Diagnostic)
+        }
+        Some("verification") => {
+            check_known(&consts, VERIFICATION_FIELDS, &mut problems);
+            verification_spec(&consts, &functions, &mut problems).map(PolicySpec::Verification)
+        }
+        Some(other) => {
+            problems.at(
+                consts["KIND"].line,
+                format!("`KIND` must be \"diagnostic\" or \"verification\", not {other:?}"),
+            );
+            None
+        }
+        None => None,
+    };
+    match (id, spec) {
+        (Some(id), Some(spec)) if problems.0.is_empty() => Ok(PolicyContract {
+            id,
+            description,
+            spec,
+        }),
+        _ => Err(problems.0),
+    }
+}
+
+fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !id.starts_with('-')
+}
+
+fn read_consts(ast: &AST, problems: &mut Problems) -> BTreeMap<String, Literal> {
+    let mut consts = BTreeMap::new();
+    for stmt in ast.statements() {
+        let line = stmt.position().line().unwrap_or(0);
+        match stmt {
+            Stmt::Var(var, flags, _) if flags.contains(ASTFlags::CONSTANT) => {
+                let (ident, expr, _) = var.as_ref();
+                match literal::read(expr) {
+                    Ok(value) => {
+                        if consts.insert(ident.name.to_string(), value).is_some() {
+                            problems.at(line, format!("`{}` is declared twice", ident.name));
+                        }
+                    }
+                    Err(at) => problems.at(
+                        at.max(line),
+                        format!(
+                            "`{}` must be a literal value (no variables, calls or operators)",
+                            ident.name
+                        ),
+                    ),
+                }
+            }
+            Stmt::Noop(_) => {}
+            _ => problems.at(
+                line,
+                "only `const NAME = <literal>;` and `fn` definitions are allowed at the top level",
+            ),
+        }
+    }
+    consts
+}
+
+fn check_known(consts: &BTreeMap<String, Literal>, kind_fields: &[&str], problems: &mut Problems) {
+    for (name, literal) in consts {
+        if !COMMON_FIELDS.contains(&name.as_str()) && !kind_fields.contains(&name.as_str()) {
+            let allowed = COMMON_FIELDS
+                .iter()
+                .chain(kind_fields)
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ");
+            problems.at(
+                literal.line,
+                format!("unknown field `{name}` (allowed: {allowed})"),
+            );
+        }
+    }
+}
+
+fn required<'a>(
+    consts: &'a BTreeMap<String, Literal>,
+    name: &str,
+    problems: &mut Problems,
+) -> Option<&'a Literal> {
+    let found = consts.get(name);
+    if found.is_none() {
+        problems.at(0, format!("missing `const {name}`"));
+    }
+    found
+}
+
+fn string(literal: &Literal, what: &str, problems: &mut Problems) -> Option<String> {
+    match &literal.value {
+        Value::Str(text) if !text.trim().is_empty() => Some(text.clone()),
+        Value::Str(_) => {
+            problems.at(literal.line, format!("`{what}` must not be empty"));
+            None
+        }
+        other => {
+            problems.at(
+                literal.line,
+                format!("`{what}` must be a string, not {}", other.type_name()),
+            );
+            None
+        }
+    }
+}
+
+/// The script's functions by name, with their arities and definition lines.
+struct Functions<'s> {
+    arities: BTreeMap<String, Vec<usize>>,
+    source: &'s str,
+}
+
+impl<'s> Functions<'s> {
+    fn of(ast: &AST, source: &'s str) -> Self {
+        let mut arities: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for function in ast.iter_functions() {
+            arities
+                .entry(function.name.to_owned())
+                .or_default()
+                .push(function.params.len());
+        }
+        Self { arities, source }
+    }
+
+    /// Checks that `fn name(..)` exists with `arity` parameters; `line` is where it is required.
+    fn require(
+        &self,
+        name: &str,
+        arity: usize,
+        signature: &str,
+        line: usize,
+        problems: &mut Problems,
+    ) {
+        match self.arities.get(name) {
+            Some(arities) if arities.contains(&arity) => {}
+            Some(arities) => problems.at(
+                self.line_of(name).unwrap_or(line),
+                format!(
+                    "`fn {name}` takes {} parameter(s); expected `fn {signature}`",
+                    arities[0]
+                ),
+            ),
+            None => problems.at(line, format!("missing function `fn {signature}`")),
+        }
+    }
+
+    fn line_of(&self, name: &str) -> Option<usize> {
+        self.source
+            .lines()
+            .position(|text| {
+                let text = text.trim_start();
+                let text = text.strip_prefix("private ").unwrap_or(text);
+                text.strip_prefix("fn ")
+                    .and_then(|rest| rest.trim_start().strip_prefix(name))
+                    .is_some_and(|rest| rest.trim_start().starts_with('('))
+            })
+            .map(|index| index + 1)
+    }
+}
+
+fn diagnostic_spec(
+    consts: &BTreeMap<String, Literal>,
+    functions: &Functions<'_>,
+    problems: &mut Problems,
+) -> Option<DiagnosticSpec> {
+    let kind_line = consts.get("KIND").map_or(0, |l| l.line);
+    functions.require("evaluate", 1, "evaluate(snapshot)", kind_line, problems);
+    let analyzer =
+        required(consts, "ANALYZER", problems).and_then(|l| string(l, "ANALYZER", problems));
+    let rules = required(consts, "RULES", problems).and_then(|literal| match &literal.value {
+        Value::Array(items) if !items.is_empty() => {
+            let rules: Vec<String> = items
+                .iter()
+                .filter_map(|item| string(item, "RULES entry", problems))
+                .collect();
+            (rules.len() == items.len()).then_some(rules)
+        }
+        Value::Array(_) => {
+            problems.at(literal.line, "`RULES` must name at least one rule id");
+            None
+        }
+        other => {
+            problems.at(
+                literal.line,
+                format!(
+                    "`RULES` must be an array of rule ids, not {}",
+                    other.type_name()
+                ),
+            );
+            None
+        }
+    });
+    Some(DiagnosticSpec {
+        analyzer: analyzer?,
+        rules: rules?,
+    })
+}
+
+fn verification_spec(
+    consts: &BTreeMap<String, Literal>,
+    functions: &Functions<'_>,
+    problems: &mut Problems,
+) -> Option<VerificationSpec> {
+    let project = required(consts, "PROJECT", problems).and_then(|l| project(l, problems));
+    let requirements =
+        required(consts, "REQUIREMENTS", problems).and_then(|literal| match &literal.value {
+            Value::Array(items) if !items.is_empty() => {
+                let mut seen = HashSet::new();
+                let mut requirements = Vec::new();
+                for item in items {
+                    let requirement =
+                        map_fields(item, "requirement", &["id", "command", "affects"], problems)?;
+                    let [id, command, affects] = requirement;
+                    let id = string(id?, "requirement `id`", problems)?;
+                    if !seen.insert(id.clone()) {
+                        problems.at(item.line, format!("duplicate requirement id {id:?}"));
+                    }
+                    let command = string(command?, "requirement `command`", problems)?
+                        .trim()
+                        .to_owned();
+                    let affects_literal = affects?;
+                    let affects = string(affects_literal, "requirement `affects`", problems)?;
+                    functions.require(
+                        &affects,
+                        1,
+                        &format!("{affects}(path)"),
+                        affects_literal.line,
+                        problems,
+                    );
+                    requirements.push(Requirement {
+                        id,
+                        command,
+                        affects,
+                    });
+                }
+                (requirements.len() == items.len()).then_some(requirements)
+            }
+            Value::Array(_) => {
+                problems.at(
+                    literal.line,
+                    "`REQUIREMENTS` must list at least one requirement",
+                );
+                None
+            }
+            other => {
+                problems.at(
+                    literal.line,
+                    format!(
+                        "`REQUIREMENTS` must be an array of maps, not {}",
+                        other.type_name()
+                    ),
+                );
+                None
+            }
+        });
+    Some(VerificationSpec {
+        project: project?,
+        requirements: requirements?,
+    })
+}
+
+fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
+    let [manifest, name] = map_fields(literal, "`PROJECT`", &["manifest", "name"], problems)?;
+    let manifest = string(manifest?, "`PROJECT.manifest`", problems)?;
+    if manifest.contains('/') || manifest.contains('\\') || manifest == ".." {
+        problems.at(
+            literal.line,
+            format!("`PROJECT.manifest` must be a file name at the project root, not {manifest:?}"),
+        );
+        return None;
+    }
+    Some(ProjectSpec {
+        manifest,
+        name: string(name?, "`PROJECT.name`", problems)?,
+    })
+}
+
+/// Reads a map literal with exactly the keys `keys` (all required, no others).
+fn map_fields<'a, const N: usize>(
+    literal: &'a Literal,
+    what: &str,
+    keys: &[&str; N],
+    problems: &mut Problems,
+) -> Option<[Option<&'a Literal>; N]> {
+    let Value::Map(entries) = &literal.value else {
+        problems.at(
+            literal.line,
+            format!(
+                "{what} must be an object map `#{{...}}`, not {}",
+                literal.value.type_name()
+            ),
+        );
+        return None;
+    };
+    let mut found = [None; N];
+    for (key, line, value) in entries {
+        match keys.iter().position(|k| k == key) {
+            Some(index) => found[index] = Some(value),
+            None => problems.at(
+                *line,
+                format!(
+                    "unknown field `{key}` in {what} (allowed: {})",
+                    keys.join(", ")
+                ),
+            ),
+        }
+    }
+    for (key, value) in keys.iter().zip(&found) {
+        if value.is_none() {
+            problems.at(literal.line, format!("{what} is missing field `{key}`"));
+        }
+    }
+    Some(found)
+}

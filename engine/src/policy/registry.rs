@@ -1,0 +1,240 @@
+//! The policy registry: every policy of a config root (or of the built-in pack) compiled once,
+//! validated, with the files that failed and why, the digest of what was read, and reloads that
+//! report a previously loaded policy that now fails as degraded.
+
+use super::contract::{PolicyContract, read_contract};
+use super::digest::registry_digest;
+use super::failure::{PolicyProblem, ProblemReason};
+use super::sandbox::Sandbox;
+use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
+use crate::config::trust::TrustError;
+use rhai::AST;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where a registry's policies came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegistrySource {
+    /// A personal config root that exists.
+    Root(PathBuf),
+    /// The config root does not exist: nothing is loaded (see [`PolicyRegistry::guidance`]).
+    Absent(PathBuf),
+    /// The config root or its `policies/` directory failed a trust check: nothing is loaded.
+    Untrusted(PathBuf, TrustError),
+    /// The built-in pack compiled into the binary.
+    Builtin,
+}
+
+/// A policy that compiled and passed validation.
+#[derive(Clone, Debug)]
+pub struct LoadedPolicy {
+    /// The file, as problems and failures name it.
+    pub path: PathBuf,
+    /// The validated metadata.
+    pub contract: PolicyContract,
+    pub(super) ast: Arc<AST>,
+}
+
+/// The loaded policies of one config root. Immutable; reload by building a new one.
+#[derive(Clone, Debug)]
+pub struct PolicyRegistry {
+    source: RegistrySource,
+    pub(super) sandbox: Arc<Sandbox>,
+    policies: Vec<LoadedPolicy>,
+    problems: Vec<PolicyProblem>,
+    files: Vec<(String, String)>,
+}
+
+impl PolicyRegistry {
+    /// Loads `<root>/policies/*.rhai` with the default sandbox. An absent root gives an empty,
+    /// inactive registry.
+    pub fn load(root: &Path) -> Self {
+        Self::load_with(root, Arc::new(Sandbox::default()))
+    }
+
+    /// Loads `<root>/policies/*.rhai` into `sandbox`.
+    pub fn load_with(root: &Path, sandbox: Arc<Sandbox>) -> Self {
+        match read_root(root) {
+            RootPolicies::Absent => {
+                Self::empty(RegistrySource::Absent(root.to_path_buf()), sandbox)
+            }
+            RootPolicies::Untrusted(error) => Self::empty(
+                RegistrySource::Untrusted(root.to_path_buf(), error),
+                sandbox,
+            ),
+            RootPolicies::Files(files) => {
+                Self::build(RegistrySource::Root(root.to_path_buf()), files, sandbox)
+            }
+        }
+    }
+
+    /// The built-in pack (the repository's `policies/`), with the default sandbox.
+    pub fn builtin() -> Self {
+        Self::build(
+            RegistrySource::Builtin,
+            builtin_sources(),
+            Arc::new(Sandbox::default()),
+        )
+    }
+
+    /// The personal policies when `root` exists, otherwise the built-in pack.
+    pub fn personal_or_builtin(root: &Path) -> Self {
+        let personal = Self::load(root);
+        if matches!(personal.source, RegistrySource::Absent(_)) {
+            Self::builtin()
+        } else {
+            personal
+        }
+    }
+
+    /// Builds a registry from already-read sources (used by loading and by tests).
+    pub fn from_sources(
+        source: RegistrySource,
+        files: Vec<PolicySource>,
+        sandbox: Arc<Sandbox>,
+    ) -> Self {
+        Self::build(source, files, sandbox)
+    }
+
+    /// Loads the same source again. A policy file that the previous registry (`self`) had loaded
+    /// and that now fails is reported with [`PolicyProblem::degraded_from`] set.
+    pub fn reload(&self) -> Self {
+        let next = match &self.source {
+            RegistrySource::Builtin => Self::builtin(),
+            RegistrySource::Root(root)
+            | RegistrySource::Absent(root)
+            | RegistrySource::Untrusted(root, _) => {
+                Self::load_with(root, Arc::clone(&self.sandbox))
+            }
+        };
+        self.mark_degraded(next)
+    }
+
+    /// Marks the problems of `next` whose file this registry had loaded as degraded.
+    pub fn mark_degraded(&self, mut next: Self) -> Self {
+        let before: HashMap<&Path, &str> = self
+            .policies
+            .iter()
+            .map(|p| (p.path.as_path(), p.contract.id.as_str()))
+            .collect();
+        for problem in &mut next.problems {
+            if let Some(id) = before.get(problem.path.as_path()) {
+                problem.degraded_from = Some((*id).to_owned());
+            }
+        }
+        next
+    }
+
+    fn empty(source: RegistrySource, sandbox: Arc<Sandbox>) -> Self {
+        Self {
+            source,
+            sandbox,
+            policies: Vec::new(),
+            problems: Vec::new(),
+            files: Vec::new(),
+        }
+    }
+
+    fn build(source: RegistrySource, sources: Vec<PolicySource>, sandbox: Arc<Sandbox>) -> Self {
+        let mut registry = Self::empty(source, sandbox);
+        let mut ids: HashMap<String, PathBuf> = HashMap::new();
+        for PolicySource {
+            path,
+            relative,
+            text,
+        } in sources
+        {
+            let loaded = text
+                .map_err(ProblemReason::Untrusted)
+                .inspect(|text| registry.files.push((relative, text.clone())))
+                .and_then(|text| registry.compile(&path, &text));
+            let loaded = loaded.and_then(|policy| match ids.get(&policy.contract.id) {
+                Some(first) => Err(ProblemReason::DuplicateId {
+                    id: policy.contract.id,
+                    first: first.clone(),
+                }),
+                None => {
+                    ids.insert(policy.contract.id.clone(), path.clone());
+                    Ok(policy)
+                }
+            });
+            match loaded {
+                Ok(policy) => registry.policies.push(policy),
+                Err(reason) => registry.problems.push(PolicyProblem {
+                    path,
+                    reason,
+                    degraded_from: None,
+                }),
+            }
+        }
+        registry
+    }
+
+    fn compile(&self, path: &Path, text: &str) -> Result<LoadedPolicy, ProblemReason> {
+        let ast = self.sandbox.compile(text).map_err(ProblemReason::Compile)?;
+        let contract = read_contract(&ast, text).map_err(ProblemReason::Contract)?;
+        Ok(LoadedPolicy {
+            path: path.to_path_buf(),
+            contract,
+            ast: Arc::new(ast),
+        })
+    }
+
+    /// Where the policies came from.
+    pub fn source(&self) -> &RegistrySource {
+        &self.source
+    }
+
+    /// False when nothing could be loaded because the root is absent or untrusted.
+    pub fn is_active(&self) -> bool {
+        matches!(
+            self.source,
+            RegistrySource::Root(_) | RegistrySource::Builtin
+        )
+    }
+
+    /// What to do when the registry is inactive.
+    pub fn guidance(&self) -> Option<String> {
+        match &self.source {
+            RegistrySource::Absent(root) => Some(format!(
+                "no personal config at {}; run `pi-native-hooks init` to create it (the built-in rules and policies apply meanwhile)",
+                root.display()
+            )),
+            RegistrySource::Untrusted(_, error) => Some(format!(
+                "the personal config is not trusted, nothing was loaded: {error}"
+            )),
+            RegistrySource::Root(_) | RegistrySource::Builtin => None,
+        }
+    }
+
+    /// The loaded policies, in file order.
+    pub fn policies(&self) -> &[LoadedPolicy] {
+        &self.policies
+    }
+
+    /// The loaded policy with `id`.
+    pub fn policy(&self, id: &str) -> Option<&LoadedPolicy> {
+        self.policies.iter().find(|p| p.contract.id == id)
+    }
+
+    /// The files that were not loaded, with the reason.
+    pub fn problems(&self) -> &[PolicyProblem] {
+        &self.problems
+    }
+
+    /// The policy files that were read (root-relative path, content), for the registry digest.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.as_str()))
+    }
+
+    /// The digest of the policy files plus `rule_files` (root-relative path, content).
+    pub fn digest_with<'a>(
+        &'a self,
+        rule_files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> String {
+        registry_digest(self.files().chain(rule_files))
+    }
+}

@@ -1,0 +1,453 @@
+//! Loading, isolation, fan-out and reloads of the policy registry.
+
+use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::policy::{
+    Cancellation, FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox,
+    SandboxLimits,
+};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("policies")).unwrap();
+    dir
+}
+
+fn write(root: &Path, name: &str, text: &str) {
+    let path = root.join("policies").join(name);
+    fs::write(&path, text).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+}
+
+fn diagnostic(id: &str, body: &str) -> String {
+    format!(
+        "const ID = \"{id}\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"rule-a\"];\nfn evaluate(snapshot) {{\n{body}\n}}\n"
+    )
+}
+
+const REPORT_ALL: &str = "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"fix it\" })";
+
+fn finding(path: &str, line: usize, rule: &str) -> Finding {
+    Finding {
+        rule: rule.to_owned(),
+        severity: Severity::Warning,
+        message: format!("{rule} matched"),
+        note: None,
+        path: path.to_owned(),
+        range: SourceRange {
+            start: Position { line, column: 4 },
+            end: Position { line, column: 9 },
+        },
+        text_hash: "0".to_owned(),
+    }
+}
+
+fn snapshot(findings: Vec<Finding>) -> Arc<AnalysisSnapshot> {
+    let mut paths: Vec<String> = findings.iter().map(|f| f.path.clone()).collect();
+    paths.dedup();
+    Arc::new(AnalysisSnapshot {
+        analyzer: "ast-grep:personal".to_owned(),
+        paths,
+        findings,
+        ..Default::default()
+    })
+}
+
+#[test]
+fn absent_root_is_an_inactive_registry_with_guidance() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = PolicyRegistry::load(&dir.path().join("missing"));
+    assert!(!registry.is_active());
+    assert!(registry.policies().is_empty() && registry.problems().is_empty());
+    assert!(
+        registry
+            .guidance()
+            .unwrap()
+            .contains("pi-native-hooks init")
+    );
+    let fallback = PolicyRegistry::personal_or_builtin(&dir.path().join("missing"));
+    assert_eq!(fallback.source(), &RegistrySource::Builtin);
+}
+
+#[test]
+fn builtin_pack_loads_cleanly() {
+    let registry = PolicyRegistry::builtin();
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+    let ids: Vec<&str> = registry
+        .policies()
+        .iter()
+        .map(|p| p.contract.id.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "node-project-verification",
+            "pi-native-hooks-verification",
+            "typescript-no-dynamic-import",
+            "typescript-no-non-null-assertion"
+        ]
+    );
+}
+
+#[test]
+fn broken_policies_never_hide_their_siblings_at_load_time() {
+    let root = root();
+    write(root.path(), "a-good.rhai", &diagnostic("good", REPORT_ALL));
+    write(
+        root.path(),
+        "b-syntax.rhai",
+        "const ID = \"x\";\nfn evaluate(s) { [ }\n",
+    );
+    write(
+        root.path(),
+        "c-contract.rhai",
+        "const ID = \"c\";\nconst KIND = \"diagnostic\";\n",
+    );
+    write(root.path(), "d-duplicate.rhai", &diagnostic("good", "[]"));
+    write(
+        root.path(),
+        "e-writable.rhai",
+        &diagnostic("writable", "[]"),
+    );
+    fs::set_permissions(
+        root.path().join("policies/e-writable.rhai"),
+        fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        root.path().join("policies/a-good.rhai"),
+        root.path().join("policies/f-link.rhai"),
+    )
+    .unwrap();
+    write(root.path(), "notes.txt", "not a policy");
+    fs::create_dir(root.path().join("policies/nested")).unwrap();
+    write(root.path(), "nested/z.rhai", "garbage");
+
+    let registry = PolicyRegistry::load(root.path());
+    assert!(registry.is_active());
+    assert_eq!(registry.policies().len(), 1);
+    assert_eq!(registry.policies()[0].contract.id, "good");
+    let problems: Vec<String> = registry
+        .problems()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(problems.len(), 5, "{problems:#?}");
+    assert!(
+        problems[0].contains("b-syntax.rhai:2: does not compile"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[1].contains("c-contract.rhai: missing `const ANALYZER`"),
+        "{}",
+        problems[1]
+    );
+    assert!(
+        problems[2].contains("d-duplicate.rhai: duplicate policy id \"good\", already defined in")
+    );
+    assert!(
+        problems[2].contains("a-good.rhai"),
+        "names both files: {}",
+        problems[2]
+    );
+    assert!(
+        problems[3].contains("e-writable.rhai: mode 0666"),
+        "{}",
+        problems[3]
+    );
+    assert!(
+        problems[4].contains("f-link.rhai: is a symbolic link"),
+        "{}",
+        problems[4]
+    );
+
+    let run = registry.evaluate_diagnostics(
+        &snapshot(vec![finding("src/a.ts", 0, "rule-a")]),
+        &Cancellation::new(),
+    );
+    assert_eq!(run.diagnostics.len(), 1);
+    assert_eq!(run.diagnostics[0].policy, "good");
+    assert_eq!(
+        (run.diagnostics[0].line, run.diagnostics[0].column),
+        (1, 5),
+        "1-based"
+    );
+}
+
+#[test]
+fn failing_policies_never_hide_their_siblings_at_run_time() {
+    let root = root();
+    write(
+        root.path(),
+        "1-throws.rhai",
+        &diagnostic("throws", "throw \"broken\";"),
+    );
+    write(root.path(), "2-spins.rhai", &diagnostic("spins", "loop {}"));
+    write(
+        root.path(),
+        "3-not-array.rhai",
+        &diagnostic("not-array", "42"),
+    );
+    write(
+        root.path(),
+        "4-bad-map.rhai",
+        &diagnostic(
+            "bad-map",
+            "[#{ path: \"src/a.ts\", line: 0, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\" }]",
+        ),
+    );
+    write(
+        root.path(),
+        "5-foreign-path.rhai",
+        &diagnostic(
+            "foreign",
+            "[#{ path: \"/etc/passwd\", line: 1, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\" }]",
+        ),
+    );
+    write(
+        root.path(),
+        "6-extra-key.rhai",
+        &diagnostic(
+            "extra",
+            "[#{ path: \"src/a.ts\", line: 1, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\", fix: \"x\" }]",
+        ),
+    );
+    write(root.path(), "7-good.rhai", &diagnostic("good", REPORT_ALL));
+    let sandbox = Arc::new(Sandbox::new(SandboxLimits {
+        deadline: Duration::from_millis(100),
+        ..SandboxLimits::default()
+    }));
+    let registry = PolicyRegistry::load_with(root.path(), sandbox);
+    assert_eq!(registry.policies().len(), 7, "{:?}", registry.problems());
+
+    let run = registry.evaluate_diagnostics(
+        &snapshot(vec![finding("src/a.ts", 2, "rule-a")]),
+        &Cancellation::new(),
+    );
+    assert_eq!(
+        run.diagnostics
+            .iter()
+            .map(|d| d.policy.as_str())
+            .collect::<Vec<_>>(),
+        ["good"]
+    );
+    let failures: Vec<(&str, String)> = run
+        .failures
+        .iter()
+        .map(|f| (f.policy.as_str(), f.to_string()))
+        .collect();
+    assert_eq!(failures.len(), 6, "{failures:#?}");
+    assert!(
+        failures[0]
+            .1
+            .contains("1-throws.rhai:6: `evaluate` failed: Runtime error: broken"),
+        "{}",
+        failures[0].1
+    );
+    assert!(matches!(
+        run.failures[1].reason,
+        FailureReason::Run(RunError::Timeout(_)) | FailureReason::Run(RunError::Limit { .. })
+    ));
+    assert!(
+        failures[2]
+            .1
+            .contains("must return an array of maps, not i64"),
+        "{}",
+        failures[2].1
+    );
+    assert!(
+        failures[3].1.contains("`line` must be 1 or more"),
+        "{}",
+        failures[3].1
+    );
+    assert!(
+        failures[4].1.contains("not part of the analyzed snapshot"),
+        "{}",
+        failures[4].1
+    );
+    assert!(
+        failures[5].1.contains("unknown field `fix`"),
+        "{}",
+        failures[5].1
+    );
+}
+
+#[test]
+fn one_policy_cannot_change_what_another_sees() {
+    let root = root();
+    write(
+        root.path(),
+        "1-mutator.rhai",
+        &diagnostic(
+            "mutator",
+            "let all = snapshot.findings; all.clear(); all.push(42); []",
+        ),
+    );
+    write(
+        root.path(),
+        "2-setter.rhai",
+        &diagnostic(
+            "setter",
+            "for f in snapshot.findings { f.rule = \"other\"; } []",
+        ),
+    );
+    write(
+        root.path(),
+        "3-observer.rhai",
+        &diagnostic("observer", REPORT_ALL),
+    );
+    let registry = PolicyRegistry::load(root.path());
+    let shared = snapshot(vec![
+        finding("src/a.ts", 0, "rule-a"),
+        finding("src/b.ts", 3, "rule-a"),
+    ]);
+    let before = shared.findings.clone();
+    let run = registry.evaluate_diagnostics(&shared, &Cancellation::new());
+    assert_eq!(
+        run.diagnostics.len(),
+        2,
+        "the observer sees every finding: {:?}",
+        run.failures
+    );
+    assert!(
+        run.diagnostics
+            .iter()
+            .all(|d| d.policy == "observer" && d.rule == "rule-a")
+    );
+    assert_eq!(
+        run.failures.len(),
+        1,
+        "only the setter fails: {:?}",
+        run.failures
+    );
+    assert_eq!(run.failures[0].policy, "setter");
+    assert_eq!(shared.findings, before, "the shared snapshot is unchanged");
+}
+
+#[test]
+fn policies_see_only_their_rules_and_analyzer() {
+    let root = root();
+    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
+    write(
+        root.path(),
+        "b.rhai",
+        &diagnostic("b", REPORT_ALL).replace("\"ast-grep\"", "\"ast-grep:builtin\""),
+    );
+    let registry = PolicyRegistry::load(root.path());
+    let run = registry.evaluate_diagnostics(
+        &snapshot(vec![
+            finding("src/a.ts", 0, "rule-a"),
+            finding("src/a.ts", 1, "rule-z"),
+        ]),
+        &Cancellation::new(),
+    );
+    assert_eq!(run.diagnostics.len(), 1, "{:?}", run);
+    assert_eq!(
+        (
+            run.diagnostics[0].policy.as_str(),
+            run.diagnostics[0].rule.as_str()
+        ),
+        ("a", "rule-a")
+    );
+}
+
+#[test]
+fn a_previously_loaded_policy_that_now_fails_is_degraded() {
+    let root = root();
+    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
+    write(root.path(), "b.rhai", &diagnostic("b", REPORT_ALL));
+    let first = PolicyRegistry::load(root.path());
+    assert_eq!(first.policies().len(), 2);
+    write(root.path(), "b.rhai", "const ID = \"b\";\n");
+    write(root.path(), "c.rhai", "broken(");
+    let second = first.reload();
+    assert_eq!(second.policies().len(), 1);
+    let problems = second.problems();
+    assert_eq!(problems.len(), 2);
+    assert_eq!(problems[0].degraded_from.as_deref(), Some("b"));
+    assert!(
+        problems[0]
+            .to_string()
+            .starts_with("policy \"b\" degraded: "),
+        "{}",
+        problems[0]
+    );
+    assert_eq!(problems[1].degraded_from, None, "c was never loaded");
+    assert!(matches!(problems[1].reason, ProblemReason::Compile(_)));
+    assert_ne!(first.digest_with([]), second.digest_with([]));
+}
+
+#[test]
+fn digest_covers_policies_and_rule_files() {
+    let root = root();
+    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
+    let registry = PolicyRegistry::load(root.path());
+    let alone = registry.digest_with([]);
+    assert_eq!(
+        alone,
+        PolicyRegistry::load(root.path()).digest_with([]),
+        "stable"
+    );
+    assert_ne!(
+        alone,
+        registry.digest_with([("ast-grep/rules/r.yml", "id: r")])
+    );
+}
+
+#[test]
+fn verification_requirements_follow_affects_predicates() {
+    let registry = PolicyRegistry::builtin();
+    let paths: Vec<String> = ["engine/src/lib.rs", "docs/policies.md", "Cargo.lock"]
+        .map(String::from)
+        .into();
+    let run = registry.affected_requirements(&paths, &Cancellation::new());
+    assert!(run.failures.is_empty(), "{:?}", run.failures);
+    let ours: Vec<(&str, &[String])> = run
+        .requirements
+        .iter()
+        .filter(|r| r.policy == "pi-native-hooks-verification")
+        .map(|r| (r.requirement.id.as_str(), r.paths.as_slice()))
+        .collect();
+    let both = ["engine/src/lib.rs".to_owned(), "Cargo.lock".to_owned()];
+    let lib = ["engine/src/lib.rs".to_owned()];
+    assert_eq!(
+        ours,
+        [
+            ("test", &both[..]),
+            ("clippy", &both[..]),
+            ("fmt", &lib[..])
+        ]
+    );
+    let docs_only =
+        registry.affected_requirements(&["docs/policies.md".to_owned()], &Cancellation::new());
+    assert!(
+        docs_only.requirements.is_empty(),
+        "{:?}",
+        docs_only.requirements
+    );
+}
+
+#[test]
+fn a_non_boolean_affects_result_is_a_failure() {
+    let root = root();
+    write(
+        root.path(),
+        "v.rhai",
+        "const ID = \"v\";\nconst KIND = \"verification\";\nconst PROJECT = #{ manifest: \"package.json\", name: \"n\" };\nconst REQUIREMENTS = [#{ id: \"t\", command: \"npm test\", affects: \"f\" }];\nfn f(path) { path.len() }\n",
+    );
+    let registry = PolicyRegistry::load(root.path());
+    let run = registry.affected_requirements(&["a.ts".to_owned()], &Cancellation::new());
+    assert!(run.requirements.is_empty());
+    assert!(
+        run.failures[0]
+            .to_string()
+            .contains("`f` returned a malformed result: must return a boolean"),
+        "{}",
+        run.failures[0]
+    );
+}
