@@ -1,5 +1,7 @@
 //! The policy contract is read from the syntax tree and every violation names its line.
 
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
 use pi_native_hooks::policy::contract::{ContractError, read_contract};
 use pi_native_hooks::policy::{PolicyKind, PolicySpec, Sandbox};
 

@@ -1,5 +1,7 @@
 //! Loading, isolation, fan-out and reloads of the policy registry.
 
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
 use pi_native_hooks::policy::{
     Cancellation, FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox,

@@ -1,5 +1,7 @@
 //! Each sandbox limit stops a hostile script, and nothing outside the pure packages is reachable.
 
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
 use pi_native_hooks::policy::{Cancellation, RunError, Sandbox, SandboxLimits};
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,8 @@
 //! Trust checks on configuration files and directories: owner, mode, symlinks and a swap after
 //! the check.
 
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
 use pi_native_hooks::config::trust::{
     MAX_FILE_BYTES, TrustError, TrustedFile, check_dir, read_trusted,
 };

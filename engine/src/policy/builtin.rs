@@ -1,5 +1,5 @@
-//! The built-in policy pack: the repository's `policies/` compiled into the binary, used when no
-//! personal config root exists.
+//! The built-in policy pack: the repository's `policies/` (with their fixtures) compiled into the
+//! binary, used when no personal config root exists and copied by `init`.
 
 macro_rules! embed {
     ($dir:literal: $($name:literal),+ $(,)?) => {
@@ -15,3 +15,14 @@ pub const POLICY_FILES: &[(&str, &str)] = embed!("policies":
     "typescript-no-non-null-assertion.rhai",
 );
 
+/// The shipped policy fixtures and their snapshots (`policies/tests/`), by file name, sorted.
+pub const FIXTURE_FILES: &[(&str, &str)] = embed!("policies/tests":
+    "node-project-verification.snap",
+    "node-project-verification.yml",
+    "pi-native-hooks-verification.snap",
+    "pi-native-hooks-verification.yml",
+    "typescript-no-dynamic-import.snap",
+    "typescript-no-dynamic-import.yml",
+    "typescript-no-non-null-assertion.snap",
+    "typescript-no-non-null-assertion.yml",
+);

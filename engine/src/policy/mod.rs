@@ -16,6 +16,7 @@ pub mod registry;
 pub mod run;
 pub mod sandbox;
 pub mod source;
+pub mod testing;
 pub mod view;
 
 pub use contract::{PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement};

@@ -57,36 +57,57 @@ impl PolicyRegistry {
     ) -> DiagnosticRun {
         let mut run = DiagnosticRun::default();
         for policy in self.policies() {
-            let PolicySpec::Diagnostic(spec) = &policy.contract.spec else {
-                continue;
-            };
-            if !spec.accepts_analyzer(&snapshot.analyzer) {
-                continue;
-            }
-            let view = SnapshotView::new(Arc::clone(snapshot), &spec.rules);
-            if view.is_empty() {
-                continue;
-            }
-            let output = self.sandbox.call(
-                &policy.ast,
-                "evaluate",
-                (Dynamic::from(view.clone()),),
-                cancel,
-            );
-            let value = collect(policy, "evaluate", output, &mut run.logs, &mut run.failures);
-            if let Some(value) = value {
-                match from_result(value, &policy.contract.id, spec, &view) {
-                    Ok(diagnostics) => run.diagnostics.extend(diagnostics),
-                    Err(message) => run.failures.push(failure(
-                        policy,
-                        "evaluate",
-                        FailureReason::Malformed(message),
-                    )),
-                }
-            }
+            self.evaluate_into(policy, snapshot, cancel, &mut run);
         }
         run.diagnostics.sort();
         run
+    }
+
+    /// Runs one diagnostic policy over `snapshot` (nothing when it is a verification policy, does
+    /// not consume this analyzer, or sees no finding of its rules).
+    pub fn evaluate_policy(
+        &self,
+        policy: &LoadedPolicy,
+        snapshot: &Arc<AnalysisSnapshot>,
+        cancel: &Cancellation,
+    ) -> DiagnosticRun {
+        let mut run = DiagnosticRun::default();
+        self.evaluate_into(policy, snapshot, cancel, &mut run);
+        run.diagnostics.sort();
+        run
+    }
+
+    fn evaluate_into(
+        &self,
+        policy: &LoadedPolicy,
+        snapshot: &Arc<AnalysisSnapshot>,
+        cancel: &Cancellation,
+        run: &mut DiagnosticRun,
+    ) {
+        let PolicySpec::Diagnostic(spec) = &policy.contract.spec else {
+            return;
+        };
+        if !spec.accepts_analyzer(&snapshot.analyzer) {
+            return;
+        }
+        let view = SnapshotView::new(Arc::clone(snapshot), &spec.rules);
+        if view.is_empty() {
+            return;
+        }
+        let argument = (Dynamic::from(view.clone()),);
+        let output = self.sandbox.call(&policy.ast, "evaluate", argument, cancel);
+        let Some(value) = collect(policy, "evaluate", output, &mut run.logs, &mut run.failures)
+        else {
+            return;
+        };
+        match from_result(value, &policy.contract.id, spec, &view) {
+            Ok(diagnostics) => run.diagnostics.extend(diagnostics),
+            Err(message) => run.failures.push(failure(
+                policy,
+                "evaluate",
+                FailureReason::Malformed(message),
+            )),
+        }
     }
 
     /// The verification policies and their metadata.

@@ -1,0 +1,67 @@
+//! The fixture file format: one YAML file per policy under `policies/tests/`, listing cases of
+//! TS/TSX snippets with the expected diagnostics (diagnostic policies) or changed paths with the
+//! expected requirements (verification policies).
+
+use serde::Deserialize;
+
+/// One fixture file.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureFile {
+    /// The id of the policy under test.
+    pub policy: String,
+    /// The cases, run in order.
+    pub cases: Vec<FixtureCase>,
+}
+
+/// One case: either `files` + `expect` (diagnostic) or `changed` + `requires` (verification).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FixtureCase {
+    /// A short description, unique within the file.
+    pub name: String,
+    /// Diagnostic cases: the sources analyzed as one wave.
+    #[serde(default)]
+    pub files: Vec<SourceFile>,
+    /// Diagnostic cases: every diagnostic the policy must produce (empty for valid input).
+    #[serde(default)]
+    pub expect: Option<Vec<ExpectedDiagnostic>>,
+    /// Verification cases: the changed paths.
+    #[serde(default)]
+    pub changed: Vec<String>,
+    /// Verification cases: the ids of every requirement the change needs (empty when none).
+    #[serde(default)]
+    pub requires: Option<Vec<String>>,
+}
+
+/// An in-memory source file.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFile {
+    /// Repository-relative path; the extension picks the language (`.ts`, `.tsx`).
+    pub path: String,
+    /// The file's content.
+    pub source: String,
+}
+
+/// A diagnostic a case expects. `column` is compared only when given.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedDiagnostic {
+    /// The rule id.
+    pub rule: String,
+    /// The path.
+    pub path: String,
+    /// The 1-based line.
+    pub line: usize,
+    /// The 1-based column, if it matters.
+    #[serde(default)]
+    pub column: Option<usize>,
+}
+
+impl FixtureFile {
+    /// Parses a fixture file's YAML.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        ast_grep_config::from_str(text).map_err(|error| error.to_string())
+    }
+}

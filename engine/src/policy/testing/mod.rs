@@ -1,0 +1,15 @@
+//! Policy tests (`pi-native-hooks test`): fixtures under `<root>/policies/tests/*.yml` run each
+//! policy on valid and invalid inputs and report pass, noisy (fires on valid input) or missing
+//! (silent on invalid input), plus a snapshot of the rendered results that `--update` rewrites.
+
+pub mod fixture;
+pub mod render;
+pub mod runner;
+
+pub use fixture::{ExpectedDiagnostic, FixtureCase, FixtureFile, SourceFile};
+pub use runner::{
+    CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport, run_fixtures,
+};
+
+/// The directory under a config root that holds policy fixtures.
+pub const FIXTURE_DIR: &str = "policies/tests";
