@@ -1,0 +1,109 @@
+//! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted, the
+//! trust and load status of its rule files and of each policy, and the registry digest.
+
+use super::contract::PolicyKind;
+use super::registry::{PolicyRegistry, RegistrySource};
+use crate::config::project::read_project;
+use crate::config::trust::check_dir;
+use std::path::{Path, PathBuf};
+
+/// The state of one policy file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyHealth {
+    /// Loaded with this id and kind.
+    Loaded {
+        /// The policy id.
+        id: String,
+        /// Its kind.
+        kind: PolicyKind,
+    },
+    /// Not loaded; the reason names file and line.
+    Failed(String),
+}
+
+/// What `doctor` found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoctorReport {
+    /// The config root examined.
+    pub root: PathBuf,
+    /// `ok`, or what is wrong with the root itself.
+    pub root_status: Result<(), String>,
+    /// Problems with `sgconfig.yml` and the rule files (trust, YAML).
+    pub rule_problems: Vec<String>,
+    /// How many rule files were read.
+    pub rule_files: usize,
+    /// Each policy file and its state, in file order.
+    pub policies: Vec<(PathBuf, PolicyHealth)>,
+    /// The registry digest over the policies and rule files that were read.
+    pub digest: String,
+}
+
+impl DoctorReport {
+    /// True when the root exists and is trusted and every rule and policy file loaded.
+    pub fn healthy(&self) -> bool {
+        self.root_status.is_ok()
+            && self.rule_problems.is_empty()
+            && self
+                .policies
+                .iter()
+                .all(|(_, h)| matches!(h, PolicyHealth::Loaded { .. }))
+    }
+}
+
+/// Examines `root` without changing anything.
+pub fn doctor(root: &Path) -> DoctorReport {
+    let registry = PolicyRegistry::load(root);
+    let root_status = match registry.source() {
+        RegistrySource::Root(_) => check_dir(root).map_err(|e| e.to_string()),
+        _ => Err(registry.guidance().unwrap_or_default()),
+    };
+    let (rule_texts, rule_problems) = match (&root_status, read_project(root)) {
+        (Err(_), _) => (Vec::new(), Vec::new()),
+        (Ok(()), Ok(project)) => {
+            let texts = project
+                .rules
+                .iter()
+                .chain(&project.utils)
+                .map(|file| (relative(root, &file.path), file.text.clone()))
+                .collect();
+            (
+                texts,
+                project.problems.iter().map(ToString::to_string).collect(),
+            )
+        }
+        (Ok(()), Err(problem)) => (Vec::new(), vec![problem.to_string()]),
+    };
+    let mut policies: Vec<(PathBuf, PolicyHealth)> = registry
+        .policies()
+        .iter()
+        .map(|p| {
+            let health = PolicyHealth::Loaded {
+                id: p.contract.id.clone(),
+                kind: p.contract.kind(),
+            };
+            (p.path.clone(), health)
+        })
+        .chain(
+            registry
+                .problems()
+                .iter()
+                .map(|p| (p.path.clone(), PolicyHealth::Failed(p.to_string()))),
+        )
+        .collect();
+    policies.sort_by(|a, b| a.0.cmp(&b.0));
+    DoctorReport {
+        root: root.to_path_buf(),
+        digest: registry.digest_with(rule_texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+        rule_files: rule_texts.len(),
+        root_status,
+        rule_problems,
+        policies,
+    }
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
