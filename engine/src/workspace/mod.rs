@@ -1,1 +1,42 @@
 //! Git workspace snapshots read in process with `gix`, and the changed paths between two of them.
+//!
+//! * [`capture`] / [`capture_paths`] take a [`WorkspaceSnapshot`]: `HEAD`, the dirty entries
+//!   (staged, worktree, untracked, conflicted) and a content fingerprint. Nothing writes the index.
+//! * [`WorkspaceSnapshot::changed_paths`] diffs two snapshots, including the paths a `HEAD` move
+//!   changed.
+//! * [`capture_async`] / [`capture_paths_async`] run a capture on tokio's blocking pool with a
+//!   [`CancelToken`].
+//! * Outside git, [`ChangeSet`] and [`changeset_without_git`] say which paths a wave touched, or
+//!   that no safe path set exists.
+//!
+//! Files: `repo` (discovery, `HEAD`, path normalization), `status` (full gix status → entries),
+//! `limited` (path-limited status), `index_cache` (decoded indexes reused between
+//! path-limited snapshots), `fingerprint` (content hashing), `snapshot` (the snapshot
+//! type and sync API), `diff` (changed paths), `changeset` (non-git fallback), `cancel`,
+//! `async_capture`, `entry` (data model), `error`.
+
+mod async_capture;
+mod cancel;
+mod changeset;
+mod diff;
+mod entry;
+mod error;
+mod fingerprint;
+mod index_cache;
+mod limited;
+mod repo;
+mod snapshot;
+mod status;
+
+pub use async_capture::{capture_async, capture_paths_async};
+pub use cancel::CancelToken;
+pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
+pub use entry::{
+    ConflictKind, Content, ContentHash, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange,
+};
+pub use error::WorkspaceError;
+pub use repo::Head;
+pub use snapshot::{
+    Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
+    capture_with_cancel,
+};

@@ -1,0 +1,47 @@
+//! Owns the async entry points: run a capture on tokio's blocking pool
+//! (`tokio::task::spawn_blocking`), cancellable through a [`CancelToken`].
+
+use std::path::PathBuf;
+
+use super::cancel::CancelToken;
+use super::error::WorkspaceError;
+use super::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
+
+/// [`capture`](crate::workspace::capture) on the blocking pool.
+///
+/// Cancelling `cancel` makes gix's status stop at its next interrupt check; the call then returns
+/// [`WorkspaceError::Cancelled`]. Must be called within a tokio runtime.
+pub async fn capture_async(
+    dir: impl Into<PathBuf>,
+    cancel: CancelToken,
+) -> Result<WorkspaceSnapshot, WorkspaceError> {
+    let dir = dir.into();
+    run_blocking(dir.clone(), move || capture_with_cancel(&dir, &cancel)).await
+}
+
+/// [`capture_paths`](crate::workspace::capture_paths) on the blocking pool, cancellable like
+/// [`capture_async`].
+pub async fn capture_paths_async(
+    dir: impl Into<PathBuf>,
+    paths: Vec<PathBuf>,
+    cancel: CancelToken,
+) -> Result<WorkspaceSnapshot, WorkspaceError> {
+    let dir = dir.into();
+    run_blocking(dir.clone(), move || {
+        capture_paths_with_cancel(&dir, &paths, &cancel)
+    })
+    .await
+}
+
+async fn run_blocking(
+    dir: PathBuf,
+    work: impl FnOnce() -> Result<WorkspaceSnapshot, WorkspaceError> + Send + 'static,
+) -> Result<WorkspaceSnapshot, WorkspaceError> {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(result) => result,
+        Err(join_error) => Err(WorkspaceError::TaskFailed {
+            path: dir,
+            message: join_error.to_string(),
+        }),
+    }
+}

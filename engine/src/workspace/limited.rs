@@ -1,0 +1,359 @@
+//! Owns the path-limited status: the state of a handful of known paths (the targets of
+//! `write`/`edit` calls) without walking the worktree or checking every index entry.
+//!
+//! For each requested file it looks up the `HEAD` tree entry and the index entries by path, runs
+//! gix's index ↔ worktree check (stat, racy-git, filters, submodules) on an in-memory index that
+//! holds only those entries, and asks the exclude stack whether an untracked path is ignored.
+//! The index is read without verifying its trailing checksum (a full-file hash would dominate the
+//! cost; a full [`capture`](crate::workspace::capture) verifies it), and its decoded form is
+//! reused while the file is unchanged (see `index_cache`).
+//!
+//! Renames cannot be detected here (their other half is outside the requested set), so a staged
+//! rename shows as an addition and/or deletion of whichever side was requested. Paths inside a
+//! submodule or a nested repository get no entry (git reports those through the submodule or the
+//! repository directory); their content is still observed, so edits to them are still detected.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use gix::bstr::BStr;
+use gix::index::entry::{Flags, Mode, Stage};
+
+use super::cancel::CancelToken;
+use super::entry::{DirtyEntry, StagedChange, WorktreeChange};
+use super::error::WorkspaceError;
+use super::index_cache;
+use super::repo::{OpenRepo, worktree_path};
+use super::status::{EntryMap, staged_modification};
+
+/// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
+/// requested path needs the general (pathspec-limited full) status.
+pub(crate) enum Limited {
+    Entries(BTreeMap<String, DirtyEntry>),
+    NeedsPathspecStatus,
+}
+
+/// The state of exactly `paths` (repo-relative files).
+pub(crate) fn limited_status(
+    open: &OpenRepo,
+    paths: &BTreeSet<String>,
+    cancel: &CancelToken,
+) -> Result<Limited, WorkspaceError> {
+    let workdir = open.workdir.as_path();
+    let index = load_index(open)?;
+    if index.is_sparse() || paths.iter().any(|path| is_directory(workdir, &index, path)) {
+        return Ok(Limited::NeedsPathspecStatus);
+    }
+
+    let mut map = EntryMap::default();
+    let head_tree = head_tree(open)?;
+    let mut subset = gix::index::State::new(open.repo.object_hash());
+    let mut untracked_candidates = Vec::new();
+    for path in paths {
+        let rela = BStr::new(path.as_bytes());
+        let range = index.entry_range(rela);
+        let entries = range
+            .map(|range| &index.entries()[range])
+            .unwrap_or_default();
+        for entry in entries {
+            subset.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, rela);
+        }
+        let staged_entry = entries
+            .iter()
+            .find(|e| e.stage() == Stage::Unconflicted && !e.flags.contains(Flags::INTENT_TO_ADD));
+        let conflicted = entries.iter().any(|e| e.stage() != Stage::Unconflicted);
+        let tree_entry = match &head_tree {
+            Some(tree) => tree
+                .lookup_entry_by_path(Path::new(path))
+                .map_err(WorkspaceError::git(
+                    workdir,
+                    "looking up a path in the HEAD tree",
+                    "check that the HEAD commit's objects are present (`git fsck`)",
+                ))?
+                .map(|e| (u32::from(e.mode().value()), e.object_id())),
+            None => None,
+        };
+        let staged = match (tree_entry, staged_entry) {
+            (None, Some(_)) => Some(StagedChange::Added),
+            (Some(_), None) if !conflicted => Some(StagedChange::Deleted),
+            (Some((tree_mode, tree_id)), Some(entry)) => {
+                let index_mode = normalize_mode(entry.mode.bits());
+                let tree_mode = normalize_mode(tree_mode);
+                (tree_id != entry.id || tree_mode != index_mode)
+                    .then(|| staged_modification(tree_mode, index_mode))
+            }
+            _ => None,
+        };
+        if staged.is_some() {
+            map.entry(rela).staged = staged;
+        }
+        if entries.is_empty() && !inside_nested_repository(workdir, &index, path) {
+            untracked_candidates.push(path);
+        }
+    }
+    subset.sort_entries();
+    subset.set_timestamp(index.timestamp());
+
+    if !subset.entries().is_empty() {
+        for item in index_worktree(open, &subset, cancel)? {
+            map.apply_index_worktree(item);
+        }
+    }
+    if !untracked_candidates.is_empty() {
+        mark_untracked(open, &untracked_candidates, &mut map)?;
+    }
+    if cancel.is_cancelled() {
+        return Err(WorkspaceError::Cancelled {
+            path: open.workdir.clone(),
+        });
+    }
+    Ok(Limited::Entries(map.finish()))
+}
+
+/// Read the index without verifying its checksum, reusing the cached decode while the file is
+/// unchanged; a missing index is an empty one.
+fn load_index(open: &OpenRepo) -> Result<Arc<gix::index::State>, WorkspaceError> {
+    let path = open.repo.index_path();
+    match std::fs::metadata(&path) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Arc::new(gix::index::State::new(open.repo.object_hash())));
+        }
+        Err(source) => {
+            return Err(WorkspaceError::Io {
+                repo: open.workdir.clone(),
+                path,
+                source,
+            });
+        }
+    }
+    let identity = index_cache::FileIdentity::of(&path);
+    if let Some(state) = identity.as_ref().and_then(|id| index_cache::get(&path, id)) {
+        return Ok(state);
+    }
+    let file = gix::index::File::at(
+        &path,
+        open.repo.object_hash(),
+        true,
+        gix::index::decode::Options::default(),
+    )
+    .map_err(WorkspaceError::git(
+        &open.workdir,
+        "reading the index",
+        "run `git status` to check the index; `git reset` rebuilds a corrupt one",
+    ))?;
+    let state = Arc::new(gix::index::State::from(file));
+    // Cache only if the file is still the one identified before reading it.
+    if let Some(identity) = identity
+        && index_cache::FileIdentity::of(&path).as_ref() == Some(&identity)
+    {
+        index_cache::put(&path, identity, Arc::clone(&state));
+    }
+    Ok(state)
+}
+
+fn head_tree(open: &OpenRepo) -> Result<Option<gix::Tree<'_>>, WorkspaceError> {
+    let err = || {
+        WorkspaceError::git(
+            &open.workdir,
+            "reading the HEAD tree",
+            "check that the HEAD commit's objects are present (`git fsck`)",
+        )
+    };
+    let mut head = open.repo.head().map_err(err())?;
+    let Some(id) = head.try_peel_to_id().map_err(err())? else {
+        return Ok(None);
+    };
+    let tree = id
+        .object()
+        .map_err(err())?
+        .peel_to_commit()
+        .map_err(err())?
+        .tree()
+        .map_err(err())?;
+    Ok(Some(tree))
+}
+
+/// A requested path that is a directory on disk, or a directory of tracked files in the index.
+fn is_directory(workdir: &Path, index: &gix::index::State, path: &str) -> bool {
+    if path.is_empty() {
+        return true;
+    }
+    let on_disk = std::fs::symlink_metadata(worktree_path(workdir, path)).is_ok_and(|m| m.is_dir());
+    let is_gitlink = index
+        .entry_by_path(BStr::new(path.as_bytes()))
+        .is_some_and(|e| e.mode == Mode::COMMIT);
+    (on_disk && !is_gitlink) || index.path_is_directory(BStr::new(path.as_bytes()))
+}
+
+/// `true` if an ancestor directory of `path` is a submodule (a gitlink in the index) or another
+/// repository's worktree: git reports such paths through the submodule or as the nested
+/// repository directory, never as untracked files of this repository.
+fn inside_nested_repository(workdir: &Path, index: &gix::index::State, path: &str) -> bool {
+    path.match_indices('/').any(|(end, _)| {
+        let ancestor = &path[..end];
+        index
+            .entry_by_path(BStr::new(ancestor.as_bytes()))
+            .is_some_and(|e| e.mode == Mode::COMMIT)
+            || worktree_path(workdir, ancestor).join(".git").exists()
+    })
+}
+
+/// Regular files keep only the executable distinction, like git does.
+fn normalize_mode(mode: u32) -> u32 {
+    const TYPE_MASK: u32 = 0o170000;
+    if mode & TYPE_MASK == 0o100000 {
+        if mode & 0o111 != 0 {
+            0o100755
+        } else {
+            0o100644
+        }
+    } else {
+        mode & TYPE_MASK
+    }
+}
+
+/// Run gix's index ↔ worktree check for the entries of `subset` only (no directory walk).
+fn index_worktree(
+    open: &OpenRepo,
+    subset: &gix::index::State,
+    cancel: &CancelToken,
+) -> Result<Vec<gix::status::index_worktree::Item>, WorkspaceError> {
+    let mut collect = Collect::default();
+    open.repo
+        .index_worktree_status(
+            subset,
+            None::<&BStr>,
+            &mut collect,
+            gix::status::plumbing::index_as_worktree::traits::FastEq,
+            LazySubmoduleStatus {
+                repo: open.repo.clone().into_sync(),
+                inner: None,
+            },
+            &mut gix::progress::Discard,
+            cancel.flag(),
+            gix::status::index_worktree::Options {
+                sorting: None,
+                dirwalk_options: None,
+                rewrites: None,
+                thread_limit: Some(1),
+            },
+        )
+        .map_err(WorkspaceError::git(
+            &open.workdir,
+            "comparing the requested paths to the index",
+            "check that `git status -- <path>` works for these paths",
+        ))?;
+    Ok(collect.items)
+}
+
+/// Mark the existing, not-ignored paths among `candidates` (which have no index entry) untracked.
+fn mark_untracked(
+    open: &OpenRepo,
+    candidates: &[&String],
+    map: &mut EntryMap,
+) -> Result<(), WorkspaceError> {
+    let err = || {
+        WorkspaceError::git(
+            &open.workdir,
+            "evaluating .gitignore rules",
+            "check the .gitignore files and core.excludesFile for syntax errors",
+        )
+    };
+    // An empty index: `.gitignore` files are read from the worktree only, which is where untracked
+    // files live anyway, and building the mapping from a large index is skipped.
+    let empty = gix::index::State::new(open.repo.object_hash());
+    let mut excludes = open
+        .repo
+        .excludes(
+            &empty,
+            None,
+            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+        )
+        .map_err(err())?;
+    for path in candidates {
+        let Ok(meta) = std::fs::symlink_metadata(worktree_path(&open.workdir, path)) else {
+            continue;
+        };
+        let mode = if meta.file_type().is_symlink() {
+            Mode::SYMLINK
+        } else {
+            Mode::FILE
+        };
+        let mut ignored = false;
+        let mut prefix = String::new();
+        let components: Vec<&str> = path.split('/').collect();
+        for (i, component) in components.iter().enumerate() {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(component);
+            let is_last = i + 1 == components.len();
+            let component_mode = if is_last { mode } else { Mode::DIR };
+            if excludes
+                .at_path(Path::new(&prefix), Some(component_mode))
+                .map_err(err())?
+                .is_excluded()
+            {
+                ignored = true;
+                break;
+            }
+        }
+        if !ignored {
+            map.entry(BStr::new(path.as_bytes())).worktree = Some(WorktreeChange::Untracked);
+        }
+    }
+    Ok(())
+}
+
+/// Collects index ↔ worktree items as gix's own status iterator would produce them.
+#[derive(Default)]
+struct Collect {
+    items: Vec<gix::status::index_worktree::Item>,
+}
+
+impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'index> for Collect {
+    type ContentChange = ();
+    type SubmoduleStatus = gix::submodule::Status;
+
+    fn visit_entry(
+        &mut self,
+        entry: gix::status::plumbing::index_as_worktree_with_renames::Entry<
+            'index,
+            Self::ContentChange,
+            Self::SubmoduleStatus,
+        >,
+    ) {
+        self.items.push(entry.into());
+    }
+}
+
+/// Builds gix's submodule status only when a gitlink is actually checked: constructing it reads
+/// `.gitmodules`, and without that file in the worktree gix would load (and hash) the full index.
+#[derive(Clone)]
+struct LazySubmoduleStatus {
+    repo: gix::ThreadSafeRepository,
+    inner: Option<gix::status::index_worktree::BuiltinSubmoduleStatus>,
+}
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for LazySubmoduleStatus {
+    type Output = gix::submodule::Status;
+
+    fn status(
+        &mut self,
+        entry: &gix::index::Entry,
+        rela_path: &BStr,
+    ) -> gix::Result<Option<Self::Output>> {
+        let inner = match &mut self.inner {
+            Some(inner) => inner,
+            None => self
+                .inner
+                .insert(gix::status::index_worktree::BuiltinSubmoduleStatus::new(
+                    self.repo.clone(),
+                    gix::status::Submodule::AsConfigured { check_dirty: false },
+                )?),
+        };
+        inner.status(entry, rela_path)
+    }
+}
