@@ -1,5 +1,5 @@
-//! The `pi-native-hooks` binary.
+//! The `pi-native-hooks` binary: see [`pi_native_hooks::cli`].
 
 fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+    pi_native_hooks::cli::main()
 }

@@ -1,1 +1,101 @@
-//! The `pi-native-hooks` command line: argument parsing and output, over the engine's library API.
+//! The `pi-native-hooks` command line: argument parsing and output over the engine's library API.
+//! Each subcommand lives in its own file and owns no logic beyond presenting results.
+
+pub mod check;
+mod targets;
+
+use crate::config::ConfigSource;
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Lint-and-verify hooks for the Pi coding agent.
+#[derive(Debug, Parser)]
+#[command(name = "pi-native-hooks", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Scan changed TypeScript/TSX files with the ast-grep rules and report findings.
+    Check(check::CheckArgs),
+}
+
+/// How a command ended; maps to the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Nothing to report (exit 0).
+    Clean,
+    /// Findings were reported (exit 1).
+    Findings,
+    /// Usage or configuration error (exit 2), explained on stderr.
+    Error,
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> Self {
+        match status {
+            ExitStatus::Clean => ExitCode::SUCCESS,
+            ExitStatus::Findings => ExitCode::from(1),
+            ExitStatus::Error => ExitCode::from(2),
+        }
+    }
+}
+
+/// Where a command writes: findings to `stdout`, warnings and errors to `stderr`.
+pub struct Output<'a> {
+    /// Results.
+    pub stdout: &'a mut dyn Write,
+    /// Warnings and errors.
+    pub stderr: &'a mut dyn Write,
+}
+
+impl Output<'_> {
+    /// Prints `pi-native-hooks: warning: <message>` on stderr.
+    pub fn warn(&mut self, message: &str) {
+        // A closed stderr leaves nothing better to report to.
+        let _ = writeln!(self.stderr, "pi-native-hooks: warning: {message}");
+    }
+
+    /// Prints `pi-native-hooks: error: <message>` on stderr and returns [`ExitStatus::Error`].
+    pub fn fail(&mut self, message: &str) -> ExitStatus {
+        let _ = writeln!(self.stderr, "pi-native-hooks: error: {message}");
+        ExitStatus::Error
+    }
+}
+
+/// The config for this run: `--config DIR`, else the personal root if it exists, else the
+/// built-in default pack.
+fn config_source(explicit: Option<&Path>) -> Result<ConfigSource, String> {
+    let personal = crate::config::root::personal_root().ok();
+    ConfigSource::select(explicit, personal)
+}
+
+/// Parses `args` and runs the command from `cwd`.
+pub fn run(cli: Cli, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+    match cli.command {
+        Command::Check(args) => check::run(&args, cwd, out),
+    }
+}
+
+/// The binary's entry point.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let mut out = Output {
+        stdout: &mut stdout,
+        stderr: &mut stderr,
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(error) => {
+            return out
+                .fail(&format!("cannot read the current directory: {error}"))
+                .into();
+        }
+    };
+    run(cli, &cwd, &mut out).into()
+}
