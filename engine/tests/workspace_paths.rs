@@ -1,10 +1,10 @@
 //! Path-limited snapshots (`capture_paths`): detection of edits to the given paths, agreement
-//! with git for the tricky cases (racy, CRLF, conflicts, submodules), path handling, and a
-//! timing check on a 50,000-file repository (ignored by default).
+//! with git for the tricky cases (racy, CRLF, conflicts, submodules) and path handling. Their
+//! speed in a large repository is measured by the wave benchmark, not asserted here.
 
 mod workspace_support;
 
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use pi_native_hooks::workspace::{self, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 use workspace_support::{Repo, git_in, set, xy_map};
@@ -187,71 +187,6 @@ fn full_and_limited_snapshots_compare_on_the_limited_paths() {
     // Two limited snapshots over different paths: paths seen by one side only count as changed.
     let other = limited(&repo, &["b.ts"]);
     assert_eq!(changed(&part, &other), set(&["a.ts", "b.ts"]));
-}
-
-/// Build a repository with `count` tracked files spread over directories.
-fn big_repo(count: usize) -> Repo {
-    let repo = Repo::init();
-    for i in 0..count {
-        repo.write(
-            &format!("pkg{:03}/dir{:02}/file{i}.ts", i % 500, i % 20),
-            "export const x = 1;\n",
-        );
-    }
-    repo.git(&["add", "-A"]);
-    repo.git(&["commit", "-q", "-m", "big"]);
-    repo
-}
-
-/// The path-limited snapshot must stay cheap in a large repository: no worktree walk and no full
-/// index status. The 5 ms target applies to optimized builds; debug builds only report timings.
-/// Run with `cargo test --test workspace_paths -- --ignored --nocapture`.
-#[test]
-#[ignore = "builds a 50,000-file repository (slow)"]
-#[allow(clippy::print_stderr)]
-fn path_limited_snapshot_in_a_50k_file_repository() {
-    let repo = big_repo(50_000);
-    let targets = [
-        "pkg001/dir01/file1.ts",
-        "pkg002/dir02/file2.ts",
-        "brand/new.ts",
-    ];
-    let before = limited(&repo, &targets);
-    repo.write("pkg001/dir01/file1.ts", "export const x = 2;\n");
-    repo.write("brand/new.ts", "new\n");
-
-    let mut timings = Vec::new();
-    let mut after = None;
-    for _ in 0..20 {
-        let start = Instant::now();
-        after = Some(limited(&repo, &targets));
-        timings.push(start.elapsed());
-    }
-    timings.sort();
-    let median = timings[timings.len() / 2];
-    let after = after.expect("ran");
-    assert_eq!(
-        changed(&before, &after),
-        set(&["brand/new.ts", "pkg001/dir01/file1.ts"])
-    );
-
-    let start = Instant::now();
-    let full = repo.snapshot();
-    let full_time = start.elapsed();
-    assert_eq!(
-        full.dirty_paths(),
-        set(&["brand/new.ts", "pkg001/dir01/file1.ts"])
-    );
-    eprintln!(
-        "capture_paths (3 paths, 50k files): median {median:?}, min {:?}; full capture {full_time:?}",
-        timings[0]
-    );
-    if !cfg!(debug_assertions) {
-        assert!(
-            median < Duration::from_millis(5),
-            "median {median:?} exceeds 5 ms"
-        );
-    }
 }
 
 #[test]
