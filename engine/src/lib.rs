@@ -7,4 +7,7 @@ pub mod analysis;
 pub mod cli;
 pub mod config;
 pub mod policy;
+pub mod state;
+pub mod status;
+pub mod verification;
 pub mod workspace;

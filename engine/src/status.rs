@@ -1,0 +1,313 @@
+//! The status model behind `/hooks-status` (the binding renders it): config root health, the
+//! loaded policies with their digests and load errors, the project, the workspace revision, each
+//! requirement's state with its required revision, last success, active waiver, last failure and
+//! last rejected run, the continuation cap, analyzer timing and health, and coordinator failures.
+//! Parts owned by other modules (analyzers, the wave coordinator, restore warnings) are passed in
+//! as plain data.
+
+use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
+use crate::verification::{
+    Baseline, Evidence, FailedRun, MatchedPolicy, ProjectIdentity, Rejection, RequirementKey,
+    RequirementState, Standing, Timestamp, VerificationGate,
+};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Everything `/hooks-status` shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HooksStatus {
+    /// The configuration and policies.
+    pub config: ConfigStatus,
+    /// The verification gate.
+    pub verification: VerificationStatus,
+    /// Each analyzer's timing and health (from the analysis coordinator).
+    pub analyzers: Vec<AnalyzerStatus>,
+    /// Waves the coordinator gave up on or could not snapshot (from the wave coordinator).
+    pub coordinator_failures: Vec<CoordinatorFailure>,
+    /// Skipped state entries from the last restore (from [`crate::state::RestoreReport`]).
+    pub state_warnings: Vec<String>,
+}
+
+/// Where the configuration came from and whether it loaded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ConfigHealth {
+    /// The personal config root loaded.
+    Active {
+        /// The root.
+        root: PathBuf,
+    },
+    /// The built-in pack is in use.
+    Builtin,
+    /// The config root does not exist.
+    Absent {
+        /// The root.
+        root: PathBuf,
+    },
+    /// The config root failed a trust check; nothing was loaded.
+    Untrusted {
+        /// The root.
+        root: PathBuf,
+        /// The failed check.
+        error: String,
+    },
+}
+
+/// One loaded policy.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PolicyStatus {
+    /// Its id.
+    pub id: String,
+    /// Its kind.
+    pub kind: PolicyKind,
+    /// Its file.
+    pub path: PathBuf,
+    /// The SHA-256 of its file, as the registry digest computes it.
+    pub digest: String,
+}
+
+/// A policy file that did not load.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PolicyLoadError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong.
+    pub message: String,
+    /// The policy id it had before, when a reload degraded it.
+    pub degraded_from: Option<String>,
+}
+
+/// The configuration part of the status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConfigStatus {
+    /// Where the policies came from.
+    pub health: ConfigHealth,
+    /// What to do when nothing is loaded.
+    pub guidance: Option<String>,
+    /// The digest of the loaded policy files.
+    pub registry_digest: String,
+    /// The loaded policies.
+    pub policies: Vec<PolicyStatus>,
+    /// The files that failed to load.
+    pub load_errors: Vec<PolicyLoadError>,
+}
+
+impl ConfigStatus {
+    /// The status of `registry`.
+    pub fn of(registry: &PolicyRegistry) -> Self {
+        let health = match registry.source() {
+            RegistrySource::Root(root) => ConfigHealth::Active { root: root.clone() },
+            RegistrySource::Builtin => ConfigHealth::Builtin,
+            RegistrySource::Absent(root) => ConfigHealth::Absent { root: root.clone() },
+            RegistrySource::Untrusted(root, error) => ConfigHealth::Untrusted {
+                root: root.clone(),
+                error: error.to_string(),
+            },
+        };
+        let policies = registry
+            .policies()
+            .iter()
+            .map(|policy| PolicyStatus {
+                id: policy.contract.id.clone(),
+                kind: policy.contract.kind(),
+                path: policy.path.clone(),
+                digest: registry
+                    .files()
+                    .find(|(relative, _)| policy.path.ends_with(relative))
+                    .map(|file| registry_digest([file]))
+                    .unwrap_or_default(),
+            })
+            .collect();
+        ConfigStatus {
+            health,
+            guidance: registry.guidance(),
+            registry_digest: registry.digest_with([]),
+            policies,
+            load_errors: registry
+                .problems()
+                .iter()
+                .map(|problem| PolicyLoadError {
+                    path: problem.path.clone(),
+                    message: problem.to_string(),
+                    degraded_from: problem.degraded_from.clone(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The workspace as the gate last recorded it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkspaceStatus {
+    /// The branch's workspace revision.
+    pub revision: u64,
+    /// The fingerprint of the last full snapshot, when the record is exact.
+    pub fingerprint: Option<String>,
+    /// Why the workspace state is unknown, when it is.
+    pub unknown: Option<String>,
+}
+
+/// A waiver covering a requirement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaiverStatus {
+    /// The waiver tool call.
+    pub tool_call_id: String,
+    /// The agent's reason.
+    pub reason: String,
+    /// When it was recorded.
+    pub at: Timestamp,
+}
+
+/// One requirement.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RequirementStatus {
+    /// Which requirement.
+    pub key: RequirementKey,
+    /// Its project.
+    pub project: ProjectIdentity,
+    /// The exact command.
+    pub command: String,
+    /// Its state.
+    pub state: RequirementState,
+    /// The revision the command must run at or after.
+    pub required_revision: Option<u64>,
+    /// The last counted success (possibly for an older revision).
+    pub last_success: Option<Evidence>,
+    /// The waiver covering it now.
+    pub waiver: Option<WaiverStatus>,
+    /// The last counted failure.
+    pub last_failure: Option<FailedRun>,
+    /// The last run of the exact command that did not count.
+    pub last_rejection: Option<Rejection>,
+    /// Why it is unknown, when it is.
+    pub unknown_reason: Option<String>,
+    /// Why no loaded policy backs it any more, when that is so.
+    pub detached: Option<String>,
+}
+
+/// The continuation cap.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GateStatus {
+    /// Continuations allowed without progress.
+    pub continuation_cap: u32,
+    /// Continuations sent for the current outstanding set.
+    pub continuations_without_progress: u32,
+    /// The gate stopped forcing; outstanding checks stay pending.
+    pub exhausted: bool,
+}
+
+/// The verification part of the status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VerificationStatus {
+    /// The project root (git root), when the session is in a git worktree.
+    pub project_root: Option<PathBuf>,
+    /// The policies that matched the project, with its identity.
+    pub projects: Vec<MatchedProject>,
+    /// Why a policy could not be matched.
+    pub project_problems: Vec<String>,
+    /// The workspace.
+    pub workspace: WorkspaceStatus,
+    /// Every tracked requirement.
+    pub requirements: Vec<RequirementStatus>,
+    /// The continuation cap.
+    pub gate: GateStatus,
+}
+
+/// A policy that matched the project.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MatchedProject {
+    /// The policy id.
+    pub policy: String,
+    /// The project it matched.
+    pub project: ProjectIdentity,
+}
+
+impl VerificationStatus {
+    /// The status of `gate`.
+    pub fn of(gate: &VerificationGate) -> Self {
+        let projects = gate.projects();
+        let workspace = match gate.baseline() {
+            Baseline::Known(record) => WorkspaceStatus {
+                revision: gate.revision(),
+                fingerprint: record.fingerprint.clone(),
+                unknown: None,
+            },
+            Baseline::Unknown { reason } => WorkspaceStatus {
+                revision: gate.revision(),
+                fingerprint: None,
+                unknown: Some(reason.clone()),
+            },
+        };
+        let requirements = gate
+            .requirements()
+            .iter()
+            .map(|requirement| RequirementStatus {
+                key: requirement.key.clone(),
+                project: requirement.project.clone(),
+                command: requirement.command.clone(),
+                state: requirement.state(),
+                required_revision: requirement.required_revision,
+                last_success: requirement.last_success.clone(),
+                waiver: match &requirement.standing {
+                    Standing::Waived { tool_call_id } => gate
+                        .waivers()
+                        .iter()
+                        .find(|waiver| waiver.tool_call_id == *tool_call_id)
+                        .map(|waiver| WaiverStatus {
+                            tool_call_id: waiver.tool_call_id.clone(),
+                            reason: waiver.reason.clone(),
+                            at: waiver.at,
+                        }),
+                    _ => None,
+                },
+                last_failure: requirement.last_failure.clone(),
+                last_rejection: requirement.last_rejection.clone(),
+                unknown_reason: requirement.unknown_reason().map(str::to_owned),
+                detached: requirement.detached.clone(),
+            })
+            .collect();
+        VerificationStatus {
+            project_root: projects.root.clone(),
+            projects: projects
+                .matched
+                .iter()
+                .map(|MatchedPolicy { policy, identity }| MatchedProject {
+                    policy: policy.clone(),
+                    project: identity.clone(),
+                })
+                .collect(),
+            project_problems: projects.problems.iter().map(ToString::to_string).collect(),
+            workspace,
+            requirements,
+            gate: GateStatus {
+                continuation_cap: gate.config().continuation_cap,
+                continuations_without_progress: gate.cap().without_progress(),
+                exhausted: gate.cap().is_exhausted(),
+            },
+        }
+    }
+}
+
+/// One analyzer's timing and health, as the analysis coordinator reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AnalyzerStatus {
+    /// The analyzer key, e.g. `ast-grep:personal`.
+    pub key: String,
+    /// Waves it ran in.
+    pub runs: u64,
+    /// Its last run's duration.
+    pub last_duration_micros: Option<u64>,
+    /// The sum of its runs' durations.
+    pub total_duration_micros: u64,
+    /// The last run's failure, if it failed (a failed analyzer never claims a clean scan).
+    pub last_error: Option<String>,
+}
+
+/// A wave the coordinator could not complete normally.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CoordinatorFailure {
+    /// When.
+    pub at: Timestamp,
+    /// What happened.
+    pub message: String,
+}

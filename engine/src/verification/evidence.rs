@@ -1,0 +1,189 @@
+//! Owns the evidence rule: when a `bash` call counts as a run of a required command, and the
+//! records it leaves ([`Evidence`], [`FailedRun`], [`Rejection`]).
+//!
+//! A call is a run of a requirement only when its tool is `bash` and its `command`, trimmed,
+//! equals the configured command exactly: `npm test -- --watch`, `npm test && npm run lint` or
+//! `cd . && npm test` are different commands. A run then counts only when
+//! * it ran in the project root;
+//! * no other potentially mutating call shared its wave;
+//! * Pi reported it finished with `isError === false` and `structuredContent.exit_code === 0`
+//!   (a nonzero exit code or an error is a failure; no result or no exit code does not count).
+//!
+//! The remaining conditions are enforced by the gate's ordering: a call started at the revision
+//! current when its wave was observed, which is never before the required revision, and the
+//! wave's own changes (or any later drift) are applied after its evidence, so a relevant change
+//! before it completed leaves the requirement stale.
+
+use super::observation::{CallOutcome, ObservedCall};
+use super::project::ProjectIdentity;
+use super::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A counted successful run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The `bash` call's id.
+    pub tool_call_id: String,
+    /// The command that ran (equal to the configured command).
+    pub command: String,
+    /// The project it verified.
+    pub project: ProjectIdentity,
+    /// The digest of the policies that required it.
+    pub registry_digest: String,
+    /// The required revision it satisfied.
+    pub required_revision: u64,
+    /// The revision it started at.
+    pub started_at_revision: u64,
+    /// When its wave was observed.
+    pub at: Timestamp,
+}
+
+/// A counted failed run: it ran the exact command in the right place, and failed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedRun {
+    /// The `bash` call's id.
+    pub tool_call_id: String,
+    /// The required revision it ran for.
+    pub required_revision: u64,
+    /// `structuredContent.exit_code`, when Pi reported one.
+    pub exit_code: Option<i64>,
+    /// Pi's `isError`.
+    pub is_error: bool,
+    /// When its wave was observed.
+    pub at: Timestamp,
+}
+
+impl fmt::Display for FailedRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.exit_code {
+            Some(code) => write!(f, "failed with exit code {code}"),
+            None => f.write_str("failed without an exit code (aborted or timed out)"),
+        }
+    }
+}
+
+/// Why a run of the exact command did not count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum RejectionReason {
+    /// It ran somewhere other than the project root.
+    WrongDirectory {
+        /// Where it ran.
+        cwd: PathBuf,
+    },
+    /// A potentially mutating call ran in the same wave and may have changed files under it.
+    MutatingSibling {
+        /// The sibling's tool call id.
+        tool_call_id: String,
+        /// The sibling's tool.
+        tool: String,
+    },
+    /// Pi delivered no result for it (aborted, blocked, or the wave timed out).
+    NoResult,
+    /// It reported success without an exit code, so success cannot be proven.
+    NoExitCode,
+}
+
+impl fmt::Display for RejectionReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectionReason::WrongDirectory { cwd } => {
+                write!(f, "it ran in {}, not in the project root", cwd.display())
+            }
+            RejectionReason::MutatingSibling { tool_call_id, tool } => write!(
+                f,
+                "`{tool}` call {tool_call_id} ran in the same batch and may have changed files while it ran"
+            ),
+            RejectionReason::NoResult => f.write_str("it produced no result"),
+            RejectionReason::NoExitCode => f.write_str("its result carried no exit code"),
+        }
+    }
+}
+
+/// A run of the exact command that did not count.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// The `bash` call's id.
+    pub tool_call_id: String,
+    /// The revision it started at.
+    pub revision: u64,
+    /// Why it did not count.
+    pub reason: RejectionReason,
+    /// When its wave was observed.
+    pub at: Timestamp,
+}
+
+/// What one call means for a requirement whose command it ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// It counts as a success.
+    Pass,
+    /// It counts as a failure.
+    Fail {
+        /// `structuredContent.exit_code`.
+        exit_code: Option<i64>,
+        /// `isError`.
+        is_error: bool,
+    },
+    /// It does not count.
+    Rejected(RejectionReason),
+}
+
+/// The trimmed command of a `bash` call, or `None` for any other call.
+pub(crate) fn command_of(call: &ObservedCall) -> Option<&str> {
+    if call.tool != "bash" {
+        return None;
+    }
+    call.input
+        .get("command")
+        .and_then(serde_json::Value::as_str)
+        .map(str::trim)
+}
+
+/// Judges `call` (a run of some requirement's exact command) for a project rooted at `root`,
+/// with `wave` the calls of its wave.
+pub(crate) fn judge(call: &ObservedCall, wave: &[ObservedCall], root: &Path) -> Verdict {
+    if !same_dir(&call.cwd, root) {
+        return Verdict::Rejected(RejectionReason::WrongDirectory {
+            cwd: call.cwd.clone(),
+        });
+    }
+    if let Some(sibling) = wave
+        .iter()
+        .find(|other| other.id != call.id && other.potentially_mutating)
+    {
+        return Verdict::Rejected(RejectionReason::MutatingSibling {
+            tool_call_id: sibling.id.clone(),
+            tool: sibling.tool.clone(),
+        });
+    }
+    match call.outcome {
+        CallOutcome::NoResult => Verdict::Rejected(RejectionReason::NoResult),
+        CallOutcome::Finished {
+            is_error: false,
+            exit_code: Some(0),
+        } => Verdict::Pass,
+        CallOutcome::Finished {
+            is_error: false,
+            exit_code: None,
+        } => Verdict::Rejected(RejectionReason::NoExitCode),
+        CallOutcome::Finished {
+            is_error,
+            exit_code,
+        } => Verdict::Fail {
+            exit_code,
+            is_error,
+        },
+    }
+}
+
+/// Whether two directories are the same: equal as given, or equal once symlinks are resolved.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+}

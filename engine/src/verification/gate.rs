@@ -1,0 +1,400 @@
+//! Owns [`VerificationGate`], the tracker for one session branch: the workspace revision, the
+//! tracked requirements, the active waivers and the continuation cap, and the operations the
+//! binding calls — restore, reload, observe a wave, waive, settle — each applying the rules of the
+//! sibling modules in order.
+
+use super::evidence::{Evidence, FailedRun, Rejection, Verdict, command_of, judge};
+use super::observation::{ObservedCall, ObservedChanges, WaveObservation};
+use super::project::{ProjectMatch, match_projects};
+use super::reconcile::reconcile;
+use super::record::{Baseline, Drift, WorkspaceObservation};
+use super::relevance::{Relevance, relevance};
+use super::requirement::{Standing, TrackedRequirement};
+use super::settle::{CapState, DEFAULT_CONTINUATION_CAP, OutstandingCheck, SettleDecision};
+use super::time::Timestamp;
+use super::waiver::{WaivedRequirement, Waiver, WaiverError, WaiverRequest};
+use crate::policy::PolicyRegistry;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// How a gate is set up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateConfig {
+    /// The session's working directory; its git root is the project root.
+    pub cwd: PathBuf,
+    /// Consecutive continuations without progress before the gate stops forcing.
+    pub continuation_cap: u32,
+}
+
+impl GateConfig {
+    /// A gate for `cwd` with the default cap ([`DEFAULT_CONTINUATION_CAP`]).
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        GateConfig {
+            cwd: cwd.into(),
+            continuation_cap: DEFAULT_CONTINUATION_CAP,
+        }
+    }
+}
+
+/// Everything the gate persists for a session branch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GateSnapshot {
+    /// The digest of the policy files the requirements were tracked under.
+    pub registry_digest: String,
+    /// The branch's workspace revision.
+    pub revision: u64,
+    /// The workspace state accounted for.
+    pub workspace: Baseline,
+    /// The tracked requirements.
+    pub requirements: Vec<TrackedRequirement>,
+    /// The waivers still covering a requirement.
+    pub waivers: Vec<Waiver>,
+}
+
+/// The verification tracker of one Pi session.
+#[derive(Clone, Debug)]
+pub struct VerificationGate {
+    config: GateConfig,
+    registry: PolicyRegistry,
+    registry_digest: String,
+    projects: ProjectMatch,
+    revision: u64,
+    baseline: Baseline,
+    requirements: Vec<TrackedRequirement>,
+    waivers: Vec<Waiver>,
+    cap: CapState,
+    transition: bool,
+}
+
+/// The digest the gate tracks policies by: the policy files of the registry.
+fn digest_of(registry: &PolicyRegistry) -> String {
+    registry.digest_with([])
+}
+
+impl VerificationGate {
+    /// A gate for the project containing `config.cwd`, with every requirement of the matching
+    /// verification policies inactive. Call [`crate::state::restore`] next: it restores the
+    /// branch's state and takes the first workspace baseline.
+    pub fn new(config: GateConfig, registry: &PolicyRegistry) -> Self {
+        let projects = match_projects(&config.cwd, registry);
+        let registry_digest = digest_of(registry);
+        let requirements =
+            reconcile(Vec::new(), None, registry, &projects, &registry_digest).requirements;
+        VerificationGate {
+            config,
+            registry: registry.clone(),
+            registry_digest,
+            projects,
+            revision: 0,
+            baseline: Baseline::Unknown {
+                reason: "no workspace snapshot was taken yet".to_owned(),
+            },
+            requirements,
+            waivers: Vec::new(),
+            cap: CapState::default(),
+            transition: false,
+        }
+    }
+
+    /// Replaces the branch state with `saved` (or a fresh state when `None`).
+    ///
+    /// Fresh: the live workspace becomes an unarmed baseline — already-dirty files arm nothing.
+    /// Saved: the requirements are reconciled with the loaded policies (digest, project identity,
+    /// missing policies) and the live workspace is compared with the recorded one; drift advances
+    /// the armed requirements it affects, unprovable drift makes them `unknown`.
+    pub fn restore(&mut self, saved: Option<GateSnapshot>, live: &WorkspaceObservation) {
+        self.cap = CapState::default();
+        self.transition = false;
+        let Some(saved) = saved else {
+            self.revision = 0;
+            self.waivers.clear();
+            self.requirements = reconcile(
+                Vec::new(),
+                None,
+                &self.registry,
+                &self.projects,
+                &self.registry_digest,
+            )
+            .requirements;
+            self.baseline = Baseline::of(live);
+            return;
+        };
+        self.revision = saved.revision;
+        self.waivers = saved.waivers;
+        self.baseline = saved.workspace;
+        let reconciled = reconcile(
+            saved.requirements,
+            Some(&saved.registry_digest),
+            &self.registry,
+            &self.projects,
+            &self.registry_digest,
+        );
+        self.requirements = reconciled.requirements;
+        self.transition = reconciled.changed || saved.registry_digest != self.registry_digest;
+        self.refresh(live);
+        self.prune_waivers();
+    }
+
+    /// Switches to a reloaded registry: re-matches the project and reconciles the requirements.
+    pub fn reload(&mut self, registry: &PolicyRegistry) {
+        let projects = match_projects(&self.config.cwd, registry);
+        let digest = digest_of(registry);
+        let reconciled = reconcile(
+            std::mem::take(&mut self.requirements),
+            Some(&self.registry_digest),
+            registry,
+            &projects,
+            &digest,
+        );
+        self.transition |= reconciled.changed || digest != self.registry_digest;
+        self.requirements = reconciled.requirements;
+        self.registry = registry.clone();
+        self.registry_digest = digest;
+        self.projects = projects;
+        self.prune_waivers();
+    }
+
+    /// Applies one finished wave: first the evidence of its calls (at the revision the wave
+    /// started at), then its changes.
+    pub fn observe_wave(&mut self, wave: &WaveObservation, now: Timestamp) {
+        for call in &wave.calls {
+            self.judge_call(call, &wave.calls, now);
+        }
+        self.requirements
+            .retain(|requirement| requirement.detached.is_none() || requirement.is_outstanding());
+        let lost = self.baseline.after_wave(wave.workspace_after.as_ref());
+        let (paths, unknown) = match &wave.changes {
+            ObservedChanges::Paths { paths } => (paths.clone(), lost),
+            ObservedChanges::Unknown { reason } => (BTreeSet::new(), Some(reason.clone())),
+        };
+        self.apply(&paths, unknown.as_deref(), true);
+    }
+
+    /// Records a waiver of every outstanding requirement.
+    pub fn waive(
+        &mut self,
+        request: &WaiverRequest,
+        now: Timestamp,
+    ) -> Result<Waiver, WaiverError> {
+        let reason = request.reason.trim();
+        if reason.is_empty() {
+            return Err(WaiverError::EmptyReason);
+        }
+        let mut covers = Vec::new();
+        for requirement in &mut self.requirements {
+            let Some(revision) = requirement.required_revision else {
+                continue;
+            };
+            if !requirement.is_outstanding() {
+                continue;
+            }
+            requirement.standing = Standing::Waived {
+                tool_call_id: request.tool_call_id.clone(),
+            };
+            covers.push(WaivedRequirement {
+                key: requirement.key.clone(),
+                project: requirement.project.clone(),
+                command: requirement.command.clone(),
+                revision,
+            });
+        }
+        if covers.is_empty() {
+            return Err(WaiverError::NothingOutstanding);
+        }
+        self.requirements
+            .retain(|requirement| requirement.detached.is_none() || requirement.is_outstanding());
+        let waiver = Waiver {
+            tool_call_id: request.tool_call_id.clone(),
+            reason: reason.to_owned(),
+            at: now,
+            covers,
+        };
+        self.waivers.push(waiver.clone());
+        self.transition = true;
+        Ok(waiver)
+    }
+
+    /// At a settle candidate: compares the live workspace with the recorded one (drift advances
+    /// armed requirements, unprovable drift makes them `unknown`), then decides.
+    pub fn settle(&mut self, live: &WorkspaceObservation) -> SettleDecision {
+        self.refresh(live);
+        self.cap
+            .decide(self.outstanding(), self.config.continuation_cap)
+    }
+
+    /// The armed requirements that are neither passed nor waived, by project and key.
+    pub fn outstanding(&self) -> Vec<OutstandingCheck> {
+        let mut checks: Vec<OutstandingCheck> = self
+            .requirements
+            .iter()
+            .filter_map(OutstandingCheck::of)
+            .collect();
+        checks.sort_by(|a, b| (&a.project, &a.key).cmp(&(&b.project, &b.key)));
+        checks
+    }
+
+    /// The state to persist.
+    pub fn snapshot(&self) -> GateSnapshot {
+        GateSnapshot {
+            registry_digest: self.registry_digest.clone(),
+            revision: self.revision,
+            workspace: self.baseline.clone(),
+            requirements: self.requirements.clone(),
+            waivers: self.waivers.clone(),
+        }
+    }
+
+    /// The state to persist, once per batch of meaningful transitions (arming, evidence,
+    /// failure, waiver, unknown, policy change) since the last call.
+    pub(crate) fn take_transition(&mut self) -> Option<GateSnapshot> {
+        std::mem::take(&mut self.transition).then(|| self.snapshot())
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    /// The project match.
+    pub fn projects(&self) -> &ProjectMatch {
+        &self.projects
+    }
+
+    /// The digest of the loaded policy files.
+    pub fn registry_digest(&self) -> &str {
+        &self.registry_digest
+    }
+
+    /// The branch's workspace revision.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The workspace state accounted for.
+    pub fn baseline(&self) -> &Baseline {
+        &self.baseline
+    }
+
+    /// The tracked requirements.
+    pub fn requirements(&self) -> &[TrackedRequirement] {
+        &self.requirements
+    }
+
+    /// The waivers still covering a requirement.
+    pub fn waivers(&self) -> &[Waiver] {
+        &self.waivers
+    }
+
+    /// The continuation cap's state.
+    pub fn cap(&self) -> &CapState {
+        &self.cap
+    }
+
+    fn judge_call(&mut self, call: &ObservedCall, wave: &[ObservedCall], now: Timestamp) {
+        let Some(command) = command_of(call) else {
+            return;
+        };
+        let started_at = self.revision;
+        for requirement in &mut self.requirements {
+            let Some(required_revision) = requirement.required_revision else {
+                continue;
+            };
+            if requirement.command != command {
+                continue;
+            }
+            match judge(call, wave, &requirement.project.root) {
+                Verdict::Pass => {
+                    requirement.last_success = Some(Evidence {
+                        tool_call_id: call.id.clone(),
+                        command: command.to_owned(),
+                        project: requirement.project.clone(),
+                        registry_digest: self.registry_digest.clone(),
+                        required_revision,
+                        started_at_revision: started_at,
+                        at: now,
+                    });
+                    requirement.standing = Standing::Passed;
+                    self.transition = true;
+                }
+                Verdict::Fail {
+                    exit_code,
+                    is_error,
+                } => {
+                    requirement.last_failure = Some(FailedRun {
+                        tool_call_id: call.id.clone(),
+                        required_revision,
+                        exit_code,
+                        is_error,
+                        at: now,
+                    });
+                    requirement.standing = Standing::Failed;
+                    self.transition = true;
+                }
+                Verdict::Rejected(reason) => {
+                    requirement.last_rejection = Some(Rejection {
+                        tool_call_id: call.id.clone(),
+                        revision: started_at,
+                        reason,
+                        at: now,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Compares the live workspace with the baseline and applies the drift to armed
+    /// requirements only: changes nobody observed never arm a requirement.
+    fn refresh(&mut self, live: &WorkspaceObservation) {
+        match self.baseline.drift_to(live) {
+            Drift::None => {}
+            Drift::Paths(paths) => self.apply(&paths, None, false),
+            Drift::Unknown(reason) => self.apply(&BTreeSet::new(), Some(&reason), false),
+        }
+        self.baseline = Baseline::of(live);
+    }
+
+    /// One change of the workspace: `paths` changed, and (`unknown`) maybe more that cannot be
+    /// named. Advances the revision once; `arm` lets relevant paths arm inactive requirements.
+    fn apply(&mut self, paths: &BTreeSet<String>, unknown: Option<&str>, arm: bool) {
+        if paths.is_empty() && unknown.is_none() {
+            return;
+        }
+        self.revision += 1;
+        let revision = self.revision;
+        let relevance = if paths.is_empty() {
+            Relevance::default()
+        } else {
+            relevance(&self.registry, paths)
+        };
+        for requirement in &mut self.requirements {
+            let mut changed = false;
+            if let Some(detached) = &requirement.detached {
+                let reason = format!("{detached}; a change cannot be checked against it");
+                changed |= requirement.make_unknown(revision, &reason);
+            } else if arm || requirement.is_armed() {
+                if relevance.affected.contains(&requirement.key) {
+                    changed |= requirement.advance(revision);
+                } else if let Some(reason) = relevance.unprovable.get(&requirement.key) {
+                    changed |= requirement.make_unknown(revision, reason);
+                }
+            }
+            if let (Some(reason), true) = (unknown, requirement.is_armed()) {
+                changed |= requirement.make_unknown(revision, reason);
+            }
+            self.transition |= changed;
+        }
+        self.prune_waivers();
+    }
+
+    /// Drops waivers that no longer cover any requirement.
+    fn prune_waivers(&mut self) {
+        let requirements = &self.requirements;
+        self.waivers.retain(|waiver| {
+            requirements.iter().any(|requirement| {
+                matches!(&requirement.standing, Standing::Waived { tool_call_id }
+                    if *tool_call_id == waiver.tool_call_id)
+            })
+        });
+    }
+}

@@ -1,0 +1,43 @@
+//! The verification gate: after the agent changes code that a verification policy cares about,
+//! the exact required commands must run successfully — or be waived with a reason — before the
+//! agent may stop. An operational gate, not an attestation (see `docs/verification.md`).
+//!
+//! [`VerificationGate`] tracks one session branch: a monotonic workspace revision, each
+//! requirement's required revision and state, waivers, and the continuation cap. The binding
+//! feeds it finished waves ([`WaveObservation`]), waiver tool calls ([`WaiverRequest`]) and live
+//! workspace snapshots at settle ([`WorkspaceObservation`]), and gets back a [`SettleDecision`].
+//! Persistence lives in [`crate::state`], the status model in [`crate::status`].
+//!
+//! Files: `gate` (the tracker), `observation` (wave input), `evidence` (the exact-command rule),
+//! `waiver`, `settle` (decision, message, cap), `requirement` (one requirement's state),
+//! `record` (workspace records and drift), `relevance` (`affects(path)`), `reconcile` (policies
+//! and project identity), `project` + `manifest` (project matching), `time`.
+
+mod evidence;
+mod gate;
+mod manifest;
+mod observation;
+mod project;
+mod reconcile;
+mod record;
+mod relevance;
+mod requirement;
+mod settle;
+mod time;
+mod waiver;
+
+pub use evidence::{Evidence, FailedRun, Rejection, RejectionReason};
+pub use gate::{GateConfig, GateSnapshot, VerificationGate};
+pub use manifest::{ManifestError, manifest_name};
+pub use observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};
+pub use project::{MatchedPolicy, ProjectIdentity, ProjectMatch, ProjectProblem, match_projects};
+pub use record::{
+    Baseline, MAX_RECORDED_PATHS, PartialRecord, WorkspaceObservation, WorkspaceRecord,
+};
+pub use requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
+pub use settle::{
+    CapState, Continuation, DEFAULT_CONTINUATION_CAP, Exhaustion, OutstandingCheck, SettleDecision,
+    VERIFICATION_MESSAGE_TYPE,
+};
+pub use time::Timestamp;
+pub use waiver::{WAIVER_TOOL, WaivedRequirement, Waiver, WaiverError, WaiverRequest};

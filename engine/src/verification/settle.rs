@@ -1,0 +1,211 @@
+//! Owns the settle decision: the outstanding checks ([`OutstandingCheck`]), the continuation
+//! message that sends the agent back to work ([`Continuation`]), and the continuation cap that
+//! stops forcing after N consecutive continuations without progress ([`Exhaustion`]).
+//!
+//! Progress means the outstanding set changed: a requirement passed, failed, was waived or was
+//! advanced by a relevant change. The set is compared by requirement, state, required revision
+//! and the reason it is unknown; the required revision of an `unknown` requirement is left out, so
+//! unprovable changes that repeat (a workspace outside git) are not progress.
+
+use super::project::ProjectIdentity;
+use super::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
+use super::waiver::WAIVER_TOOL;
+use std::fmt::Write;
+
+/// The `customType` of the continuation message.
+pub const VERIFICATION_MESSAGE_TYPE: &str = "pi-native-hooks-verification";
+
+/// Consecutive continuations without progress before the gate stops forcing.
+pub const DEFAULT_CONTINUATION_CAP: u32 = 8;
+
+/// One armed requirement that is neither passed nor waived.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutstandingCheck {
+    /// Which requirement.
+    pub key: RequirementKey,
+    /// Its project (the command runs in `project.root`).
+    pub project: ProjectIdentity,
+    /// The exact command.
+    pub command: String,
+    /// Its state.
+    pub state: RequirementState,
+    /// Its required revision.
+    pub required_revision: u64,
+    /// Why it is outstanding, in one line.
+    pub detail: String,
+}
+
+impl OutstandingCheck {
+    /// The check for `requirement`, if it is outstanding.
+    pub(crate) fn of(requirement: &TrackedRequirement) -> Option<Self> {
+        let revision = requirement.required_revision?;
+        if !requirement.is_outstanding() {
+            return None;
+        }
+        let mut detail = match (&requirement.standing, &requirement.last_failure) {
+            (Standing::Unknown { reason }, _) => format!("unproven: {reason}"),
+            (Standing::Failed, Some(failure)) => format!("{failure} at revision {revision}"),
+            (Standing::Stale, _) => format!(
+                "stale: files it depends on changed at revision {revision}, after its last run or waiver"
+            ),
+            _ => format!("not run since the relevant change at revision {revision}"),
+        };
+        if let Some(rejection) = &requirement.last_rejection
+            && rejection.revision >= revision
+        {
+            let _ = write!(
+                detail,
+                "; the run in call {} did not count: {}",
+                rejection.tool_call_id, rejection.reason
+            );
+        }
+        Some(OutstandingCheck {
+            key: requirement.key.clone(),
+            project: requirement.project.clone(),
+            command: requirement.command.clone(),
+            state: requirement.state(),
+            required_revision: revision,
+            detail,
+        })
+    }
+}
+
+/// Push the agent back to work: the binding returns a `custom_message` of type
+/// [`VERIFICATION_MESSAGE_TYPE`] with `content` and `continue: true`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Continuation {
+    /// The message for the model.
+    pub content: String,
+    /// What is outstanding.
+    pub checks: Vec<OutstandingCheck>,
+    /// How many consecutive continuations (this one included) saw no progress.
+    pub without_progress: u32,
+}
+
+/// Checks are outstanding but the cap was reached: let the agent stop, keep them pending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exhaustion {
+    /// What is still outstanding.
+    pub checks: Vec<OutstandingCheck>,
+    /// The continuations sent without progress.
+    pub continuations: u32,
+    /// The text to notify the user with, the first time the cap is reached (`None` after that).
+    pub notification: Option<String>,
+}
+
+/// What to do at a settle candidate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettleDecision {
+    /// Nothing is outstanding: let the agent settle.
+    Settle,
+    /// Send the agent back to work.
+    Continue(Continuation),
+    /// Stop forcing; the checks stay pending.
+    Exhausted(Exhaustion),
+}
+
+/// The continuation cap's state for the current session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CapState {
+    last: Option<Vec<Progress>>,
+    without_progress: u32,
+    exhausted: bool,
+}
+
+/// What counts as the same outstanding set.
+type Progress = (
+    RequirementKey,
+    RequirementState,
+    Option<u64>,
+    Option<String>,
+);
+
+impl CapState {
+    /// Consecutive continuations sent for the same outstanding set.
+    pub fn without_progress(&self) -> u32 {
+        self.without_progress
+    }
+
+    /// Whether the gate stopped forcing.
+    pub fn is_exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// Decides for `checks` under a cap of `cap` continuations without progress.
+    pub(crate) fn decide(&mut self, checks: Vec<OutstandingCheck>, cap: u32) -> SettleDecision {
+        if checks.is_empty() {
+            *self = CapState::default();
+            return SettleDecision::Settle;
+        }
+        let progress: Vec<Progress> = checks.iter().map(progress_key).collect();
+        if self.last.as_ref() != Some(&progress) {
+            *self = CapState {
+                last: Some(progress),
+                ..CapState::default()
+            };
+        }
+        if self.without_progress >= cap {
+            let notification = (!self.exhausted).then(|| exhausted_notice(&checks, cap));
+            self.exhausted = true;
+            return SettleDecision::Exhausted(Exhaustion {
+                checks,
+                continuations: self.without_progress,
+                notification,
+            });
+        }
+        self.without_progress += 1;
+        SettleDecision::Continue(Continuation {
+            content: continuation_message(&checks),
+            checks,
+            without_progress: self.without_progress,
+        })
+    }
+}
+
+fn progress_key(check: &OutstandingCheck) -> Progress {
+    let unknown = check.state == RequirementState::Unknown;
+    (
+        check.key.clone(),
+        check.state,
+        (!unknown).then_some(check.required_revision),
+        unknown.then(|| check.detail.clone()),
+    )
+}
+
+fn continuation_message(checks: &[OutstandingCheck]) -> String {
+    let mut out = String::from("Verification required before you finish.");
+    let mut project: Option<&ProjectIdentity> = None;
+    for check in checks {
+        if project != Some(&check.project) {
+            project = Some(&check.project);
+            let _ = write!(out, "\nOutstanding for project {}:", check.project);
+        }
+        let _ = write!(out, "\n- `{}` — {}", check.command, check.detail);
+    }
+    let mut roots: Vec<String> = checks
+        .iter()
+        .map(|check| check.project.root.display().to_string())
+        .collect();
+    roots.dedup();
+    let _ = write!(
+        out,
+        "\nRun each command exactly as written with the bash tool, from {}, as its own call: no extra \
+         arguments, `&&`, pipes or `cd`, and no file changes in the same batch. If a check cannot \
+         be run, call `{WAIVER_TOOL}` with the reason instead; the user sees the waiver and it never \
+         counts as a pass.",
+        roots.join(", ")
+    );
+    out
+}
+
+fn exhausted_notice(checks: &[OutstandingCheck], cap: u32) -> String {
+    let commands: Vec<String> = checks
+        .iter()
+        .map(|check| format!("`{}` in {}", check.command, check.project.root.display()))
+        .collect();
+    format!(
+        "pi-native-hooks stopped asking the agent to verify after {cap} continuations without \
+         progress. Still pending (not passed): {}. See /hooks-status.",
+        commands.join(", ")
+    )
+}
