@@ -1,0 +1,223 @@
+//! Durable, branch-aware state: entries appended on meaningful transitions only, restore from the
+//! latest valid entry of the current branch (skipping malformed and newer ones), branch switches
+//! and forks, and the live workspace compared before restored state is trusted.
+
+mod verification_support;
+
+use pi_native_hooks::state::{self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem};
+use pi_native_hooks::verification::{CallOutcome, RequirementState, SettleDecision};
+use verification_support::{ConfigRoot, Repo, Session, continuation_text, exit, success};
+
+/// A session where `npm test` was armed (entry 1) and then passed (entry 2).
+fn passed() -> Session {
+    let mut session = Session::demo();
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run("npm test", success());
+    assert_eq!(session.branch.len(), 2);
+    session
+}
+
+fn entry(id: &str, data: serde_json::Value) -> BranchEntry {
+    BranchEntry {
+        id: id.to_owned(),
+        custom_type: STATE_ENTRY_TYPE.to_owned(),
+        data,
+    }
+}
+
+#[test]
+fn entries_are_versioned_json_of_the_state_type() {
+    let session = passed();
+    let last = session.branch.last().expect("an entry");
+    assert_eq!(last.custom_type, "pi-native-hooks-state");
+    assert_eq!(last.data["version"], STATE_VERSION);
+    assert_eq!(STATE_VERSION, "pi-native-hooks-state-v1");
+    assert!(last.data["gate"]["requirements"].is_array());
+}
+
+#[test]
+fn entries_are_appended_only_on_meaningful_transitions() {
+    let mut session = Session::demo();
+    session.edit("README.md", "# irrelevant\n");
+    assert_eq!(session.branch.len(), 0, "irrelevant change");
+    session.edit("src/a.ts", "export const a = 2;\n");
+    assert_eq!(session.branch.len(), 1, "arming");
+    continuation_text(&session.settle());
+    continuation_text(&session.settle());
+    assert_eq!(session.branch.len(), 1, "reminders are not transitions");
+    session.run("npm test -- --watch", success());
+    session.run("npm test", CallOutcome::NoResult);
+    assert_eq!(session.branch.len(), 1, "runs that do not count");
+    session.run("npm test", exit(1));
+    assert_eq!(session.branch.len(), 2, "failure");
+    session.run("npm test", success());
+    assert_eq!(session.branch.len(), 3, "evidence");
+    session.edit("src/a.ts", "export const a = 3;\n");
+    session.waive("offline").expect("waiver");
+    assert_eq!(session.branch.len(), 5, "stale + waiver");
+    assert_eq!(session.settle(), SettleDecision::Settle);
+    assert_eq!(session.branch.len(), 5);
+}
+
+#[test]
+fn restores_from_the_latest_valid_entry() {
+    let session = passed();
+    let revision = session.gate.revision();
+    let session = session.resume();
+
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    assert_eq!(session.gate.revision(), revision);
+    assert_eq!(
+        session.branch.len(),
+        2,
+        "an unchanged restore appends nothing"
+    );
+}
+
+#[test]
+fn malformed_entry_is_skipped_with_a_warning() {
+    let mut session = passed();
+    session.branch.push(entry(
+        "broken",
+        serde_json::json!({ "version": STATE_VERSION, "gate": { "revision": "many" } }),
+    ));
+    session
+        .branch
+        .push(entry("garbage", serde_json::json!("not an object")));
+    let session = session.resume();
+
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+    let skipped: Vec<&str> = session
+        .restored
+        .warnings
+        .iter()
+        .map(|warning| warning.entry_id.as_str())
+        .collect();
+    assert_eq!(skipped, ["garbage", "broken"]);
+    assert!(matches!(
+        session.restored.warnings[0].problem,
+        StateProblem::Malformed(_)
+    ));
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+#[test]
+fn newer_version_entry_is_skipped_with_a_warning() {
+    let mut session = passed();
+    session.branch.push(entry(
+        "future",
+        serde_json::json!({ "version": "pi-native-hooks-state-v2", "anything": true }),
+    ));
+    let session = session.resume();
+
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+    assert_eq!(
+        session.restored.warnings[0].problem,
+        StateProblem::Newer {
+            version: "pi-native-hooks-state-v2".to_owned()
+        }
+    );
+    assert!(
+        session.restored.warnings[0]
+            .to_string()
+            .contains("newer version")
+    );
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+#[test]
+fn entries_of_other_types_are_ignored() {
+    let mut session = passed();
+    session.branch.push(BranchEntry {
+        id: "other".to_owned(),
+        custom_type: "some-other-extension".to_owned(),
+        data: serde_json::json!({ "version": 7 }),
+    });
+    let session = session.resume();
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+}
+
+#[test]
+fn branch_switch_restores_each_branch_s_own_state() {
+    let mut session = passed();
+    let passed_branch = session.branch.clone();
+    let armed_branch = session.branch[..1].to_vec();
+    let live = session.repo.live();
+
+    let report = state::restore(&mut session.gate, &armed_branch, &live);
+    assert_eq!(report.entry_id.as_deref(), Some("entry-1"));
+    assert_eq!(session.state("test"), RequirementState::NotRun);
+    assert_eq!(session.requirement("test").last_success, None);
+
+    state::restore(&mut session.gate, &[], &live);
+    assert_eq!(session.state("test"), RequirementState::Inactive);
+    assert_eq!(session.settle(), SettleDecision::Settle);
+
+    state::restore(&mut session.gate, &passed_branch, &live);
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+#[test]
+fn fork_starts_from_its_own_branch() {
+    let mut session = passed();
+    session.edit("src/a.ts", "export const a = 3;\n");
+    session.run("npm test", success());
+    let fork_point = session.branch[..2].to_vec();
+    let Session { repo, config, .. } = session;
+
+    let mut fork = Session::start(repo, config, fork_point);
+    assert_eq!(fork.restored.entry_id.as_deref(), Some("entry-2"));
+    let evidence = fork
+        .requirement("test")
+        .last_success
+        .clone()
+        .expect("evidence");
+    assert_eq!(
+        evidence.tool_call_id, "call-2",
+        "the abandoned branch's run does not leak"
+    );
+    assert_eq!(
+        fork.state("test"),
+        RequirementState::Stale,
+        "the files still hold the abandoned branch's edit, which the fork's run never saw"
+    );
+    assert!(matches!(fork.settle(), SettleDecision::Continue(_)));
+}
+
+#[test]
+fn out_of_band_edit_between_sessions_rearms_at_session_start() {
+    let session = passed();
+    session.repo.write(
+        "src/a.ts",
+        "export const a = 'edited while Pi was closed';\n",
+    );
+    let mut session = session.resume();
+
+    assert_eq!(session.state("test"), RequirementState::Stale);
+    assert_eq!(session.branch.len(), 3, "the re-arming is recorded");
+    assert!(continuation_text(&session.settle()).contains("`npm test`"));
+}
+
+#[test]
+fn irrelevant_edit_between_sessions_keeps_the_pass() {
+    let session = passed();
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let mut session = session.resume();
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+#[test]
+fn restore_in_a_fresh_session_with_dirty_files_arms_nothing() {
+    let repo = Repo::demo();
+    repo.write("src/a.ts", "export const a = 'dirty';\n");
+    let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());
+    assert_eq!(session.restored.entry_id, None);
+    assert_eq!(session.state("test"), RequirementState::Inactive);
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
