@@ -82,7 +82,7 @@ fn run_examples(relative: &str, expected_policies: usize) {
 
 #[test]
 fn docs_examples_run() {
-    run_examples("docs/policies.md", 2);
+    run_examples("docs/policies.md", 3);
 }
 
 #[test]

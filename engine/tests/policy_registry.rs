@@ -453,3 +453,63 @@ fn a_non_boolean_affects_result_is_a_failure() {
         run.failures[0]
     );
 }
+
+#[test]
+fn report_builds_diagnostics_natively_and_needs_guidance_for_every_rule() {
+    let root = root();
+    write(
+        root.path(),
+        "a.rhai",
+        &diagnostic("all", "snapshot.report(\"fix it\")"),
+    );
+    write(
+        root.path(),
+        "b.rhai",
+        &diagnostic("by-rule", "snapshot.report(#{ \"rule-b\": \"other\" })"),
+    );
+    write(
+        root.path(),
+        "c.rhai",
+        &diagnostic(
+            "one",
+            "snapshot.findings.filter(|f| f.line > 1).map(|f| f.to_diagnostic(\"later\"))",
+        ),
+    );
+    let registry = PolicyRegistry::load(root.path());
+    let run = registry.evaluate_diagnostics(
+        &snapshot(vec![
+            finding("src/a.ts", 0, "rule-a"),
+            finding("src/a.ts", 4, "rule-a"),
+        ]),
+        &Cancellation::new(),
+    );
+    let all: Vec<_> = run
+        .diagnostics
+        .iter()
+        .filter(|d| d.policy == "all")
+        .collect();
+    assert_eq!(all.len(), 2);
+    assert_eq!((all[0].line, all[0].column, all[0].end_column), (1, 5, 10));
+    assert_eq!(
+        (all[0].message.as_str(), all[0].guidance.as_str()),
+        ("rule-a matched", "fix it")
+    );
+    let one: Vec<_> = run
+        .diagnostics
+        .iter()
+        .filter(|d| d.policy == "one")
+        .collect();
+    assert_eq!(
+        (one.len(), one[0].line, one[0].guidance.as_str()),
+        (1, 5, "later")
+    );
+    assert_eq!(run.failures.len(), 1);
+    assert_eq!(run.failures[0].policy, "by-rule");
+    assert!(
+        run.failures[0]
+            .to_string()
+            .contains("no guidance string for rule \"rule-a\""),
+        "{}",
+        run.failures[0]
+    );
+}

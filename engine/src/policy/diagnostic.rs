@@ -2,9 +2,9 @@
 //! conversion into [`PolicyDiagnostic`].
 
 use super::contract::DiagnosticSpec;
-use super::view::SnapshotView;
+use super::view::{FindingView, SnapshotView};
 use crate::analysis::Severity;
-use rhai::{Dynamic, Map};
+use rhai::{Dynamic, ImmutableString, Map};
 use serde::Serialize;
 use std::collections::HashSet;
 
@@ -32,6 +32,52 @@ pub struct PolicyDiagnostic {
     pub message: String,
     /// What the agent should do about it.
     pub guidance: String,
+}
+
+/// A diagnostic built natively from a finding (`finding.to_diagnostic(guidance)`,
+/// `snapshot.report(guidance)`): everything but the guidance comes from the finding itself, so it
+/// needs no map and no re-validation.
+#[derive(Clone, Debug)]
+pub struct DiagnosticValue {
+    finding: FindingView,
+    guidance: ImmutableString,
+}
+
+impl DiagnosticValue {
+    /// The diagnostic for `finding` with `guidance`.
+    pub fn new(finding: FindingView, guidance: ImmutableString) -> Self {
+        Self { finding, guidance }
+    }
+
+    fn into_diagnostic(
+        self,
+        policy: &str,
+        spec: &DiagnosticSpec,
+    ) -> Result<PolicyDiagnostic, String> {
+        let finding = self.finding.finding();
+        if !spec.rules.contains(&finding.rule) {
+            return Err(format!(
+                "rule {:?} is not one of the policy's RULES",
+                finding.rule
+            ));
+        }
+        if self.guidance.trim().is_empty() {
+            return Err("`guidance` must not be empty".to_owned());
+        }
+        let (start, end) = (finding.range.start, finding.range.end);
+        Ok(PolicyDiagnostic {
+            path: finding.path.clone(),
+            line: start.line + 1,
+            column: start.column + 1,
+            end_line: end.line + 1,
+            end_column: end.column + 1,
+            rule: finding.rule.clone(),
+            policy: policy.to_owned(),
+            severity: finding.severity,
+            message: finding.message.clone(),
+            guidance: self.guidance.to_string(),
+        })
+    }
 }
 
 /// The keys a result map may have.
@@ -69,6 +115,12 @@ pub(super) fn from_result(
         .into_iter()
         .enumerate()
         .map(|(index, item)| {
+            if item.is::<DiagnosticValue>() {
+                let value = item.cast::<DiagnosticValue>();
+                return value
+                    .into_diagnostic(policy, spec)
+                    .map_err(|e| format!("result #{index}: {e}"));
+            }
             let type_name = item.type_name();
             let map = item
                 .try_cast::<Map>()

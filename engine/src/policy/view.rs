@@ -2,8 +2,9 @@
 //! with getters only. Each holds the wave's `Arc<AnalysisSnapshot>` (plus an index), so findings
 //! are shared by every policy and never copied into Rhai maps.
 
+use super::diagnostic::DiagnosticValue;
 use crate::analysis::{AnalysisSnapshot, Finding};
-use rhai::{Array, Dynamic, Engine, INT, ImmutableString};
+use rhai::{Array, Dynamic, Engine, INT, ImmutableString, Map};
 use std::sync::Arc;
 
 /// What `evaluate(snapshot)` receives: the wave's snapshot, restricted to the findings of the
@@ -42,16 +43,15 @@ impl SnapshotView {
         &self.snapshot
     }
 
+    fn views(&self) -> impl Iterator<Item = FindingView> + '_ {
+        self.selected.iter().map(|&index| FindingView {
+            snapshot: Arc::clone(&self.snapshot),
+            index,
+        })
+    }
+
     fn findings(&mut self) -> Array {
-        self.selected
-            .iter()
-            .map(|&index| {
-                Dynamic::from(FindingView {
-                    snapshot: Arc::clone(&self.snapshot),
-                    index,
-                })
-            })
-            .collect()
+        self.views().map(Dynamic::from).collect()
     }
 }
 
@@ -63,7 +63,8 @@ pub struct FindingView {
 }
 
 impl FindingView {
-    fn finding(&self) -> &Finding {
+    /// The finding behind the view.
+    pub fn finding(&self) -> &Finding {
         &self.snapshot.findings[self.index]
     }
 }
@@ -72,7 +73,8 @@ fn text(value: &str) -> ImmutableString {
     value.into()
 }
 
-fn one_based(value: usize) -> INT {
+/// A zero-based position as the 1-based integer policies see.
+pub(super) fn one_based(value: usize) -> INT {
     INT::try_from(value).map_or(INT::MAX, |v| v.saturating_add(1))
 }
 
@@ -100,6 +102,32 @@ pub(super) fn register(engine: &mut Engine) {
             )
         });
     engine
+        .register_fn(
+            "report",
+            |s: &mut SnapshotView, guidance: ImmutableString| -> Array {
+                s.views()
+                    .map(|f| Dynamic::from(DiagnosticValue::new(f, guidance.clone())))
+                    .collect()
+            },
+        )
+        .register_fn(
+            "report",
+            |s: &mut SnapshotView, guidance: Map| -> Result<Array, Box<rhai::EvalAltResult>> {
+                s.views()
+                    .map(|f| {
+                        let text = guidance
+                            .get(f.finding().rule.as_str())
+                            .and_then(|g| g.read_lock::<ImmutableString>().map(|g| g.clone()))
+                            .ok_or_else(|| {
+                                format!("no guidance string for rule {:?}", f.finding().rule)
+                            })?;
+                        Ok(Dynamic::from(DiagnosticValue::new(f, text)))
+                    })
+                    .collect()
+            },
+        );
+    engine.register_type_with_name::<DiagnosticValue>("Diagnostic");
+    engine
         .register_type_with_name::<FindingView>("Finding")
         .register_get("rule", |f: &mut FindingView| text(&f.finding().rule))
         .register_get("severity", |f: &mut FindingView| {
@@ -126,6 +154,12 @@ pub(super) fn register(engine: &mut Engine) {
         .register_get("text_hash", |f: &mut FindingView| {
             text(&f.finding().text_hash)
         })
+        .register_fn(
+            "to_diagnostic",
+            |f: &mut FindingView, guidance: ImmutableString| {
+                DiagnosticValue::new(f.clone(), guidance)
+            },
+        )
         .register_fn("to_string", |f: &mut FindingView| {
             let finding = f.finding();
             format!(
