@@ -22,8 +22,9 @@ pub struct HooksStatus {
     pub verification: VerificationStatus,
     /// Each analyzer's timing and health (from the analysis coordinator).
     pub analyzers: Vec<AnalyzerStatus>,
-    /// Waves the coordinator gave up on or could not snapshot (from the wave coordinator).
-    pub coordinator_failures: Vec<CoordinatorFailure>,
+    /// Waves the coordinator gave up on or could not snapshot, as text (from the wave
+    /// coordinator's status).
+    pub coordinator_failures: Vec<String>,
     /// Skipped state entries from the last restore (from [`crate::state::RestoreReport`]).
     pub state_warnings: Vec<String>,
 }
@@ -301,13 +302,4 @@ pub struct AnalyzerStatus {
     pub total_duration_micros: u64,
     /// The last run's failure, if it failed (a failed analyzer never claims a clean scan).
     pub last_error: Option<String>,
-}
-
-/// A wave the coordinator could not complete normally.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct CoordinatorFailure {
-    /// When.
-    pub at: Timestamp,
-    /// What happened.
-    pub message: String,
 }
