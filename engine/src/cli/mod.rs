@@ -2,7 +2,10 @@
 //! Each subcommand lives in its own file and owns no logic beyond presenting results.
 
 pub mod check;
+pub mod doctor;
+pub mod init;
 mod targets;
+pub mod test;
 
 use crate::config::ConfigSource;
 use clap::{Parser, Subcommand};
@@ -22,6 +25,12 @@ pub struct Cli {
 enum Command {
     /// Scan changed TypeScript/TSX files with the ast-grep rules and report findings.
     Check(check::CheckArgs),
+    /// Run every policy's fixtures and report pass, noisy or missing per case.
+    Test(test::TestArgs),
+    /// Create the personal config root with the built-in rules and policies.
+    Init(init::InitArgs),
+    /// Check the config root's trust, rules and policies, and print the registry digest.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// How a command ended; maps to the process exit code.
@@ -74,10 +83,22 @@ fn config_source(explicit: Option<&Path>) -> Result<ConfigSource, String> {
     ConfigSource::select(explicit, personal)
 }
 
+/// The config root a policy command works on: `--config DIR` (relative to `cwd`), else the
+/// personal root.
+fn policy_root(explicit: Option<&Path>, cwd: &Path) -> Result<std::path::PathBuf, String> {
+    match explicit {
+        Some(dir) => Ok(cwd.join(dir)),
+        None => crate::config::root::personal_root().map_err(|error| error.to_string()),
+    }
+}
+
 /// Parses `args` and runs the command from `cwd`.
 pub fn run(cli: Cli, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     match cli.command {
         Command::Check(args) => check::run(&args, cwd, out),
+        Command::Test(args) => test::run(&args, cwd, out),
+        Command::Init(args) => init::run(&args, cwd, out),
+        Command::Doctor(args) => doctor::run(&args, cwd, out),
     }
 }
 

@@ -1,0 +1,55 @@
+//! `pi-native-hooks init [--dry-run]`: create the personal config root with the built-in pack,
+//! listing every entry; only missing entries are created and nothing is overwritten.
+
+use super::{ExitStatus, Output};
+use crate::policy::init::{InitContent, InitPlan};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `init`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// List what would be created without creating anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Create this config root instead of the personal one.
+    #[arg(long, value_name = "DIR")]
+    pub config: Option<PathBuf>,
+}
+
+/// Runs `init` from `cwd`.
+pub fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+    let root = match super::policy_root(args.config.as_deref(), cwd) {
+        Ok(root) => root,
+        Err(message) => return out.fail(&message),
+    };
+    let plan = InitPlan::new(&root);
+    let verb = if args.dry_run {
+        "would create"
+    } else {
+        "create"
+    };
+    for entry in &plan.entries {
+        let slash = if entry.content == InitContent::Dir {
+            "/"
+        } else {
+            ""
+        };
+        let state = if entry.exists { "exists (kept)" } else { verb };
+        let _ = writeln!(out.stdout, "{state}: {}{slash}", entry.path.display());
+    }
+    if args.dry_run {
+        return ExitStatus::Clean;
+    }
+    match plan.apply() {
+        Ok(created) => {
+            let _ = writeln!(
+                out.stdout,
+                "created {} entries under {}",
+                created.len(),
+                root.display()
+            );
+            ExitStatus::Clean
+        }
+        Err(error) => out.fail(&error.to_string()),
+    }
+}

@@ -1,0 +1,94 @@
+//! The `init`, `doctor` and `test` subcommands on a temporary config root.
+
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
+use clap::Parser;
+use pi_native_hooks::cli::{Cli, ExitStatus, Output, run};
+use std::path::Path;
+
+fn cli(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
+    let cli = Cli::try_parse_from(std::iter::once("pi-native-hooks").chain(args.iter().copied()))
+        .unwrap();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let status = run(
+        cli,
+        cwd,
+        &mut Output {
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        },
+    );
+    (
+        status,
+        String::from_utf8(stdout).unwrap(),
+        String::from_utf8(stderr).unwrap(),
+    )
+}
+
+#[test]
+fn init_doctor_and_test_work_together() {
+    let home = tempfile::tempdir().unwrap();
+    let (status, stdout, _) = cli(home.path(), &["init", "--dry-run", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean);
+    assert!(
+        stdout.contains("would create: ")
+            && stdout.contains("root/policies/typescript-no-dynamic-import.rhai"),
+        "{stdout}"
+    );
+    assert!(!home.path().join("root").exists());
+
+    let (status, stdout, _) = cli(home.path(), &["test", "--config", "root"]);
+    assert_eq!(
+        status,
+        ExitStatus::Error,
+        "an absent root cannot be tested: {stdout}"
+    );
+
+    let (status, stdout, stderr) = cli(home.path(), &["init", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean, "{stderr}");
+    assert!(stdout.contains("created "), "{stdout}");
+    let (_, again, _) = cli(home.path(), &["init", "--config", "root"]);
+    assert!(
+        again.contains("created 0 entries") && again.contains("exists (kept)"),
+        "{again}"
+    );
+
+    let (status, stdout, stderr) = cli(home.path(), &["doctor", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ok: typescript-no-non-null-assertion (diagnostic)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("registry digest: "), "{stdout}");
+
+    let (status, stdout, stderr) = cli(home.path(), &["test", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("pass          flags a non-null assertion in TypeScript"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("policy tests ok: 14 cases passed, 0 cases failed"),
+        "{stdout}"
+    );
+
+    // Breaking a policy shows up in doctor and test.
+    std::fs::write(
+        home.path()
+            .join("root/policies/typescript-no-dynamic-import.rhai"),
+        "const ID = 1;",
+    )
+    .unwrap();
+    let (status, stdout, _) = cli(home.path(), &["doctor", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Findings);
+    assert!(
+        stdout.contains("failed: ") && stdout.contains("typescript-no-dynamic-import.rhai"),
+        "{stdout}"
+    );
+    let (status, stdout, _) = cli(home.path(), &["test", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Findings);
+    assert!(
+        stdout.contains("names unknown policy \"typescript-no-dynamic-import\""),
+        "{stdout}"
+    );
+}
