@@ -125,13 +125,23 @@ fn json_lines_have_the_documented_shape() {
             "column",
             "endColumn",
             "endLine",
+            "guidance",
             "line",
             "message",
             "note",
             "path",
+            "policy",
             "rule",
             "severity"
         ]
+    );
+    assert_eq!(line["policy"], "typescript-no-non-null-assertion");
+    assert!(
+        line["guidance"]
+            .as_str()
+            .expect("guidance")
+            .contains("ast-grep-ignore"),
+        "{line}"
     );
     assert_eq!(line["path"], "src/view/New.tsx");
     assert_eq!(
@@ -253,5 +263,63 @@ fn skipped_files_are_reported_on_stderr() {
     assert_eq!(
         stderr,
         "pi-native-hooks: warning: src/bin.ts: not analyzed: binary file\n"
+    );
+}
+
+#[test]
+fn findings_no_policy_covers_are_still_reported_without_a_policy() {
+    let repo = repository();
+    write(
+        repo.path(),
+        "src/unused.ts",
+        "// ast-grep-ignore: typescript-no-dynamic-import-ts -- stale\nexport const a = 1;\n",
+    );
+    let (code, stdout, _) = check(repo.path(), &["--builtin", "--json", "src/unused.ts"]);
+    assert_eq!(code, 1);
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one json line");
+    assert_eq!(
+        (line["rule"].as_str(), line["severity"].as_str()),
+        (Some("unused-suppression"), Some("hint"))
+    );
+    assert!(line["policy"].is_null());
+}
+
+#[test]
+fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
+    let repo = repository();
+    let root = tempfile::tempdir().expect("temp dir");
+    write(root.path(), "sgconfig.yml", "ruleDirs: [ast-grep/rules]\n");
+    write(
+        root.path(),
+        "ast-grep/rules/bang.yml",
+        "id: bang\nlanguage: TypeScript\nseverity: warning\nmessage: bang\nrule:\n  kind: non_null_expression\n",
+    );
+    write(
+        root.path(),
+        "policies/bang.rhai",
+        "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { snapshot.report(\"Guard it.\") }\n",
+    );
+    let config = root.path().to_str().expect("utf-8");
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--config", config, "--json", "src/modified.ts"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one json line");
+    assert_eq!(
+        (line["policy"].as_str(), line["guidance"].as_str()),
+        (Some("bang-policy"), Some("Guard it."))
+    );
+
+    write(
+        root.path(),
+        "policies/bang.rhai",
+        "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { throw \"boom\"; }\n",
+    );
+    let (code, stdout, stderr) = check(repo.path(), &["--config", config, "src/modified.ts"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains("policies failed") && stderr.contains("bang.rhai"),
+        "{stderr}"
     );
 }

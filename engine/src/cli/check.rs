@@ -1,10 +1,13 @@
-//! `pi-native-hooks check`: scan the changed TS/TSX files of a repository (or the given paths) and
-//! print the findings, as a pre-commit or CI step.
+//! `pi-native-hooks check`: scan the changed TS/TSX files of a repository (or the given paths)
+//! once, run the diagnostic policies over that one snapshot, and print what they report plus any
+//! finding no policy covers, as a pre-commit or CI step.
 
 use super::{ExitStatus, Output};
 use crate::analysis::{AnalysisSnapshot, Analyzer, Finding, ScanLimits, SkipReason, rules};
 use crate::config::ConfigSource;
+use crate::policy::{Cancellation, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -40,6 +43,8 @@ struct JsonFinding<'a> {
     end_column: usize,
     message: &'a str,
     note: Option<&'a str>,
+    policy: Option<&'a str>,
+    guidance: Option<&'a str>,
 }
 
 impl<'a> From<&'a Finding> for JsonFinding<'a> {
@@ -54,6 +59,27 @@ impl<'a> From<&'a Finding> for JsonFinding<'a> {
             end_column: f.range.end.column + 1,
             message: &f.message,
             note: f.note.as_deref(),
+            policy: None,
+            guidance: None,
+        }
+    }
+}
+
+impl<'a> JsonFinding<'a> {
+    /// A policy's diagnostic, with the note of the finding it reports.
+    fn from_diagnostic(d: &'a PolicyDiagnostic, finding: Option<&'a Finding>) -> Self {
+        Self {
+            rule: &d.rule,
+            severity: d.severity.as_str(),
+            path: &d.path,
+            line: d.line,
+            column: d.column,
+            end_line: d.end_line,
+            end_column: d.end_column,
+            message: &d.message,
+            note: finding.and_then(|f| f.note.as_deref()),
+            policy: Some(&d.policy),
+            guidance: Some(&d.guidance),
         }
     }
 }
@@ -94,8 +120,35 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
+    let registry = match &source {
+        ConfigSource::BuiltIn => PolicyRegistry::builtin(),
+        ConfigSource::Root(dir) => PolicyRegistry::load(dir),
+    };
+    if !registry.problems().is_empty() {
+        let lines: Vec<String> = registry
+            .problems()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        return out.fail(&format!(
+            "the policies at {} have errors:\n{}",
+            source,
+            lines.join("\n")
+        ));
+    }
     let snapshot = analyzer.scan(&root, &paths);
-    report(&snapshot, args.json, out)
+    let run = registry.evaluate_diagnostics(&snapshot, &Cancellation::new());
+    report(&snapshot, &run, args.json, out)
+}
+
+/// Where a finding starts, 1-based: how a policy diagnostic names the finding it reports.
+fn location(f: &Finding) -> (&str, &str, usize, usize) {
+    (
+        &f.rule,
+        &f.path,
+        f.range.start.line + 1,
+        f.range.start.column + 1,
+    )
 }
 
 fn default_threads() -> usize {
@@ -104,14 +157,66 @@ fn default_threads() -> usize {
         .unwrap_or(1)
 }
 
-fn report(snapshot: &AnalysisSnapshot, json: bool, out: &mut Output<'_>) -> ExitStatus {
-    for finding in &snapshot.findings {
+/// One printed result, in both output forms.
+struct Line<'a> {
+    /// Path, line, column, rule: the print order.
+    order: (&'a str, usize, usize, &'a str),
+    json: JsonFinding<'a>,
+    human: String,
+}
+
+/// Prints the policies' diagnostics, then every finding no policy reported (so a rule without a
+/// policy, or an unused suppression, is never lost), in one deterministic order.
+fn report(
+    snapshot: &AnalysisSnapshot,
+    run: &DiagnosticRun,
+    json: bool,
+    out: &mut Output<'_>,
+) -> ExitStatus {
+    let by_location: HashMap<_, _> = snapshot.findings.iter().map(|f| (location(f), f)).collect();
+    let reported: HashSet<_> = run
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule.as_str(), d.path.as_str(), d.line, d.column))
+        .collect();
+    let mut lines: Vec<Line<'_>> = Vec::new();
+    for d in &run.diagnostics {
+        let key = (d.rule.as_str(), d.path.as_str(), d.line, d.column);
+        let human = format!(
+            "{}:{}:{} {} {}",
+            d.path, d.line, d.column, d.rule, d.message
+        );
+        lines.push(Line {
+            order: (d.path.as_str(), d.line, d.column, d.rule.as_str()),
+            json: JsonFinding::from_diagnostic(d, by_location.get(&key).copied()),
+            human,
+        });
+    }
+    for f in snapshot
+        .findings
+        .iter()
+        .filter(|f| !reported.contains(&location(f)))
+    {
+        let (rule, path, line, column) = location(f);
+        lines.push(Line {
+            order: (path, line, column, rule),
+            json: JsonFinding::from(f),
+            human: f.to_string(),
+        });
+    }
+    lines.sort_by(|a, b| a.order.cmp(&b.order));
+    for Line {
+        json: json_line,
+        human,
+        ..
+    } in &lines
+    {
         let written = if json {
-            serde_json::to_string(&JsonFinding::from(finding))
+            serde_json::to_string(json_line)
                 .map_err(std::io::Error::other)
                 .and_then(|line| writeln!(out.stdout, "{line}"))
         } else {
-            writeln!(out.stdout, "{finding}")
+            writeln!(out.stdout, "{human}")
         };
         if written.is_err() {
             return ExitStatus::Error;
@@ -133,6 +238,13 @@ fn report(snapshot: &AnalysisSnapshot, json: bool, out: &mut Output<'_>) -> Exit
     if let Some(failure) = &snapshot.failure {
         return out.fail(&format!("analysis failed: {failure}"));
     }
+    if !run.failures.is_empty() {
+        let failures: Vec<String> = run.failures.iter().map(ToString::to_string).collect();
+        return out.fail(&format!(
+            "policies failed; their diagnostics are missing:\n{}",
+            failures.join("\n")
+        ));
+    }
     if snapshot
         .skipped
         .iter()
@@ -140,7 +252,7 @@ fn report(snapshot: &AnalysisSnapshot, json: bool, out: &mut Output<'_>) -> Exit
     {
         return out.fail("some files could not be read; the scan is incomplete");
     }
-    if snapshot.findings.is_empty() && snapshot.omitted_findings == 0 {
+    if lines.is_empty() && snapshot.omitted_findings == 0 {
         ExitStatus::Clean
     } else {
         ExitStatus::Findings
