@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod config;
+pub mod delivery;
 pub mod policy;
 pub mod state;
 pub mod status;

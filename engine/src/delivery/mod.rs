@@ -1,0 +1,18 @@
+//! Delivery: which diagnostics of a wave reach the model, and the one block that carries them.
+//!
+//! * [`fingerprint`]: the identity of a diagnostic (policy, rule, path, range, hash of the matched
+//!   text), so an unchanged finding is recognised across waves.
+//! * [`memory`]: what was delivered per file, so only new or changed diagnostics are sent, resolved
+//!   ones are forgotten and a file no wave touched is never reported again.
+//! * [`render`]: the short, line-capped block appended to the carrier's tool result.
+//!
+//! Delivery is pure: the wave coordinator decides which call carries the block and feeds the
+//! analysis results in; nothing here touches the file system or the clock.
+
+pub mod fingerprint;
+pub mod memory;
+pub mod render;
+
+pub use fingerprint::{FindingIndex, Fingerprint, KeyedDiagnostic};
+pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
+pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render};

@@ -1,0 +1,245 @@
+//! Owns the model-facing block: one short text appended to the carrier's tool result. It says
+//! plainly that the call's own result stands, lists each new diagnostic with its location, the
+//! guidance once per rule and the suppression form, is capped in lines with a count of what was
+//! left out, and adds one warning line whenever the check was incomplete, so a short or empty
+//! list is never mistaken for a clean scan. Verbose detail belongs to the status, not here.
+
+use crate::policy::PolicyDiagnostic;
+
+/// Bounds on the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderLimits {
+    /// Lines in the whole block, header and warning included (at least 3 are used).
+    pub max_lines: usize,
+    /// Characters per line; longer messages and guidance are cut with `…`.
+    pub max_line_chars: usize,
+}
+
+impl Default for RenderLimits {
+    fn default() -> Self {
+        Self {
+            max_lines: 20,
+            max_line_chars: 400,
+        }
+    }
+}
+
+/// The call whose result carries the block.
+#[derive(Clone, Copy, Debug)]
+pub struct CarrierInfo<'a> {
+    /// The tool's name, e.g. `write`.
+    pub tool: &'a str,
+    /// Whether the tool's own result is an error (the block never changes that).
+    pub is_error: bool,
+}
+
+/// What made a wave's check incomplete. Any non-zero count adds the warning line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Warnings {
+    /// Diagnostic policies that failed.
+    pub policy_failures: usize,
+    /// Analyzer runs that failed as a whole or in part.
+    pub analyzer_failures: usize,
+    /// Files that were skipped (too large, binary, over the file limit, unreadable) or whose
+    /// findings were truncated.
+    pub files_not_analyzed: usize,
+    /// Problems coordinating the wave (missing events, timeouts, failed snapshots).
+    pub coordinator_failures: usize,
+}
+
+impl Warnings {
+    /// True when the check was complete.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    fn line(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        let mut count = |n: usize, one: &str, many: &str| {
+            if n > 0 {
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+            }
+        };
+        count(self.policy_failures, "policy failed", "policies failed");
+        count(
+            self.analyzer_failures,
+            "analyzer run failed",
+            "analyzer runs failed",
+        );
+        count(
+            self.files_not_analyzed,
+            "file not fully analyzed",
+            "files not fully analyzed",
+        );
+        count(
+            self.coordinator_failures,
+            "wave coordination problem",
+            "wave coordination problems",
+        );
+        (!parts.is_empty()).then(|| {
+            format!(
+                "Warning: this check is incomplete ({}); missing diagnostics do not mean clean \
+                 code. Details are in the pi-native-hooks status.",
+                parts.join(", ")
+            )
+        })
+    }
+}
+
+/// A rendered block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    /// The text to append to the carrier's content.
+    pub text: String,
+    /// Indices (into the rendered slice) of the diagnostics the text shows.
+    pub shown: Vec<usize>,
+    /// How many diagnostics were left out by the line cap.
+    pub omitted: usize,
+}
+
+/// Renders `diagnostics` (already selected as new) for `carrier`. `None` when there is nothing
+/// to say: no diagnostic and a complete check.
+pub fn render(
+    carrier: CarrierInfo<'_>,
+    diagnostics: &[&PolicyDiagnostic],
+    warnings: &Warnings,
+    limits: RenderLimits,
+) -> Option<Block> {
+    let warning = warnings.line();
+    if diagnostics.is_empty() && warning.is_none() {
+        return None;
+    }
+    let width = limits.max_line_chars.max(40);
+    let mut lines = vec![header(carrier, !diagnostics.is_empty())];
+    let budget = limits
+        .max_lines
+        .max(3)
+        .saturating_sub(1 + usize::from(warning.is_some()));
+    let groups = groups(diagnostics);
+    let shown = fit(&groups, budget);
+    let mut shown_indices = Vec::new();
+    for (group, take) in groups.iter().zip(&shown) {
+        if *take == 0 {
+            continue;
+        }
+        for &index in &group.members[..*take] {
+            let d = diagnostics[index];
+            let line = format!(
+                "- {}:{}:{} {}: {}",
+                d.path, d.line, d.column, d.rule, d.message
+            );
+            lines.push(one_line(&line, width));
+            shown_indices.push(index);
+        }
+        lines.push(one_line(&guidance_line(group.lead(diagnostics)), width));
+    }
+    let omitted = diagnostics.len() - shown_indices.len();
+    if omitted > 0 {
+        lines.push(format!(
+            "({omitted} more {} omitted; see the pi-native-hooks status.)",
+            if omitted == 1 {
+                "diagnostic"
+            } else {
+                "diagnostics"
+            }
+        ));
+    }
+    lines.extend(warning);
+    Some(Block {
+        text: lines.join("\n"),
+        shown: shown_indices,
+        omitted,
+    })
+}
+
+fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
+    let status = if carrier.is_error {
+        format!(
+            "[pi-native-hooks] The `{}` call's result above is unchanged.",
+            carrier.tool
+        )
+    } else {
+        format!(
+            "[pi-native-hooks] The `{}` call succeeded; its result above is unchanged.",
+            carrier.tool
+        )
+    };
+    if has_diagnostics {
+        format!("{status} New lint diagnostics in files changed by this step:")
+    } else {
+        status
+    }
+}
+
+fn guidance_line(d: &PolicyDiagnostic) -> String {
+    let mut line = format!("  Fix: {}", d.guidance);
+    if !d.guidance.contains("ast-grep-ignore") {
+        line.push_str(&format!(
+            " To keep a deliberate case, add on the line above: // ast-grep-ignore: {} -- <reason>",
+            d.rule
+        ));
+    }
+    line
+}
+
+/// Diagnostics sharing policy, rule and guidance, in order of first appearance.
+struct Group {
+    members: Vec<usize>,
+}
+
+impl Group {
+    fn lead<'a>(&self, diagnostics: &[&'a PolicyDiagnostic]) -> &'a PolicyDiagnostic {
+        diagnostics[self.members[0]]
+    }
+}
+
+fn groups(diagnostics: &[&PolicyDiagnostic]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (index, d) in diagnostics.iter().enumerate() {
+        let same = |g: &&mut Group| {
+            let lead = diagnostics[g.members[0]];
+            lead.policy == d.policy && lead.rule == d.rule && lead.guidance == d.guidance
+        };
+        match groups.iter_mut().find(|g| same(g)) {
+            Some(group) => group.members.push(index),
+            None => groups.push(Group {
+                members: vec![index],
+            }),
+        }
+    }
+    groups
+}
+
+/// How many diagnostics of each group fit in `budget` lines (each shown group also costs its
+/// guidance line; one line is kept for the omitted count when not everything fits).
+fn fit(groups: &[Group], budget: usize) -> Vec<usize> {
+    let needed: usize = groups.iter().map(|g| g.members.len() + 1).sum();
+    if needed <= budget {
+        return groups.iter().map(|g| g.members.len()).collect();
+    }
+    let mut left = budget.saturating_sub(1);
+    groups
+        .iter()
+        .map(|g| {
+            if left < 2 {
+                return 0;
+            }
+            let take = g.members.len().min(left - 1);
+            left -= take + 1;
+            take
+        })
+        .collect()
+}
+
+/// Collapses whitespace (a diagnostic is one line) and cuts at `width` characters.
+fn one_line(text: &str, width: usize) -> String {
+    let indent: String = text.chars().take_while(|c| *c == ' ').collect();
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = format!("{indent}{collapsed}");
+    if line.chars().count() <= width {
+        return line;
+    }
+    let mut cut: String = line.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
