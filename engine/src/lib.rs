@@ -11,4 +11,5 @@ pub mod policy;
 pub mod state;
 pub mod status;
 pub mod verification;
+pub mod wave;
 pub mod workspace;

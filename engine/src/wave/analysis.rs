@@ -1,0 +1,255 @@
+//! Owns the analysis coordinator: from a wave's changed paths, one request per diagnostic policy
+//! and analyzer it consumes, coalesced by analyzer key; each key scanned at most once per wave
+//! (never for a read-only wave or when no changed path is relevant); the one immutable
+//! `Arc<AnalysisSnapshot>` fanned out to every interested policy, a failing policy isolated.
+//!
+//! Analyzers and policies sit behind two small traits so tests can count scans.
+
+use crate::analysis::{AnalysisSnapshot, Analyzer, SkipReason, language_of};
+use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
+use crate::policy::{Cancellation, DiagnosticRun, PolicyRegistry, PolicySpec};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+/// An analyzer the wave can run: one key, the paths it understands, one scan per call.
+pub trait WaveAnalyzer: Send {
+    /// The analyzer key, e.g. `ast-grep:personal`.
+    fn key(&self) -> &str;
+    /// Whether `path` (relative) is something this analyzer reads.
+    fn handles(&self, path: &str) -> bool;
+    /// Analyzes `paths` under `root` once.
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
+}
+
+impl WaveAnalyzer for Analyzer {
+    fn key(&self) -> &str {
+        Analyzer::key(self)
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        language_of(path).is_some()
+    }
+
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        Analyzer::scan(self, root, paths)
+    }
+}
+
+/// The diagnostic policies of a session.
+pub trait DiagnosticPolicies: Send + Sync {
+    /// The ids of the diagnostic policies that consume snapshots of `analyzer`.
+    fn consumers(&self, analyzer: &str) -> Vec<String>;
+    /// Runs every interested policy over `snapshot`; a failing policy is reported, not fatal.
+    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &Cancellation) -> DiagnosticRun;
+}
+
+impl DiagnosticPolicies for PolicyRegistry {
+    fn consumers(&self, analyzer: &str) -> Vec<String> {
+        self.policies()
+            .iter()
+            .filter(|policy| match &policy.contract.spec {
+                PolicySpec::Diagnostic(spec) => spec.accepts_analyzer(analyzer),
+                PolicySpec::Verification(_) => false,
+            })
+            .map(|policy| policy.contract.id.clone())
+            .collect()
+    }
+
+    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &Cancellation) -> DiagnosticRun {
+        self.evaluate_diagnostics(snapshot, cancel)
+    }
+}
+
+/// What one analyzer must scan for the policies that consume it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnalyzerRequest {
+    /// The analyzer key.
+    pub analyzer: String,
+    /// The changed paths it handles.
+    pub paths: BTreeSet<String>,
+    /// The policies waiting for its snapshot.
+    pub policies: BTreeSet<String>,
+}
+
+/// One analyzer run of a wave and what the policies made of it.
+#[derive(Clone, Debug)]
+pub struct AnalyzerRun {
+    /// What was asked.
+    pub request: AnalyzerRequest,
+    /// The immutable snapshot every policy saw.
+    pub snapshot: Arc<AnalysisSnapshot>,
+    /// The policies' diagnostics, failures and logs.
+    pub policies: DiagnosticRun,
+}
+
+/// All analyzer runs of one wave.
+#[derive(Clone, Debug, Default)]
+pub struct WaveAnalysis {
+    /// At most one run per analyzer key.
+    pub runs: Vec<AnalyzerRun>,
+}
+
+impl WaveAnalysis {
+    /// The fingerprinted diagnostics and which `(path, policy)` results are complete.
+    pub fn diagnostics(&self) -> WaveDiagnostics {
+        let mut keyed = Vec::new();
+        let mut coverage = Coverage::default();
+        for run in &self.runs {
+            let index = FindingIndex::new(&run.snapshot);
+            keyed.extend(
+                run.policies
+                    .diagnostics
+                    .iter()
+                    .cloned()
+                    .map(|d| index.key(d)),
+            );
+            if run.snapshot.failure.is_some() || run.snapshot.omitted_findings > 0 {
+                continue;
+            }
+            let failed: BTreeSet<&str> = run
+                .policies
+                .failures
+                .iter()
+                .map(|f| f.policy.as_str())
+                .collect();
+            for path in &run.request.paths {
+                let skipped = run
+                    .snapshot
+                    .skipped
+                    .iter()
+                    .any(|s| s.path == *path && s.reason != SkipReason::Vanished);
+                if skipped {
+                    continue;
+                }
+                for policy in &run.request.policies {
+                    if !failed.contains(policy.as_str()) {
+                        coverage.add(path, policy);
+                    }
+                }
+            }
+        }
+        WaveDiagnostics::new(keyed, coverage)
+    }
+
+    /// Policies that failed, over all runs.
+    pub fn policy_failures(&self) -> usize {
+        self.runs.iter().map(|r| r.policies.failures.len()).sum()
+    }
+
+    /// Runs whose analysis failed as a whole or in part.
+    pub fn analyzer_failures(&self) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.snapshot.failure.is_some())
+            .count()
+    }
+
+    /// Files skipped for a reason other than having been deleted, plus runs whose findings were
+    /// truncated.
+    pub fn files_not_analyzed(&self) -> usize {
+        self.runs
+            .iter()
+            .map(|r| {
+                let skipped = r
+                    .snapshot
+                    .skipped
+                    .iter()
+                    .filter(|s| s.reason != SkipReason::Vanished)
+                    .count();
+                skipped + usize::from(r.snapshot.omitted_findings > 0)
+            })
+            .sum()
+    }
+}
+
+/// The analysis coordinator could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisSetupError {
+    /// Two analyzers share a key, so requests for it could not be coalesced.
+    #[error("two analyzers share the key `{0}`; each key must be unique")]
+    DuplicateKey(String),
+}
+
+/// Runs the analyzers a wave needs, each at most once, and fans their snapshots out to the
+/// policies.
+pub struct AnalysisCoordinator {
+    analyzers: Vec<Box<dyn WaveAnalyzer>>,
+    policies: Arc<dyn DiagnosticPolicies>,
+}
+
+impl AnalysisCoordinator {
+    /// A coordinator over `analyzers` (unique keys) and `policies`.
+    pub fn new(
+        analyzers: Vec<Box<dyn WaveAnalyzer>>,
+        policies: Arc<dyn DiagnosticPolicies>,
+    ) -> Result<Self, AnalysisSetupError> {
+        let mut keys = BTreeSet::new();
+        for analyzer in &analyzers {
+            if !keys.insert(analyzer.key().to_owned()) {
+                return Err(AnalysisSetupError::DuplicateKey(analyzer.key().to_owned()));
+            }
+        }
+        Ok(Self {
+            analyzers,
+            policies,
+        })
+    }
+
+    /// The requests for `changed` paths: one per policy and consumed analyzer with at least one
+    /// relevant path, coalesced by analyzer key.
+    pub fn requests(&self, changed: &BTreeSet<String>) -> Vec<AnalyzerRequest> {
+        let mut coalesced: BTreeMap<&str, AnalyzerRequest> = BTreeMap::new();
+        for analyzer in &self.analyzers {
+            let relevant: BTreeSet<String> = changed
+                .iter()
+                .filter(|path| analyzer.handles(path))
+                .cloned()
+                .collect();
+            if relevant.is_empty() {
+                continue;
+            }
+            for policy in self.policies.consumers(analyzer.key()) {
+                let request = coalesced
+                    .entry(analyzer.key())
+                    .or_insert_with(|| AnalyzerRequest {
+                        analyzer: analyzer.key().to_owned(),
+                        ..AnalyzerRequest::default()
+                    });
+                request.paths.extend(relevant.iter().cloned());
+                request.policies.insert(policy);
+            }
+        }
+        coalesced.into_values().collect()
+    }
+
+    /// Scans what `changed` requires under `root` (each analyzer key once) and runs the
+    /// interested policies over each snapshot.
+    pub fn run(
+        &mut self,
+        root: &Path,
+        changed: &BTreeSet<String>,
+        cancel: &Cancellation,
+    ) -> WaveAnalysis {
+        let requests = self.requests(changed);
+        let mut runs = Vec::with_capacity(requests.len());
+        for request in requests {
+            let Some(analyzer) = self
+                .analyzers
+                .iter_mut()
+                .find(|a| a.key() == request.analyzer)
+            else {
+                continue;
+            };
+            let paths: Vec<String> = request.paths.iter().cloned().collect();
+            let snapshot = analyzer.scan(root, &paths);
+            let policies = self.policies.evaluate(&snapshot, cancel);
+            runs.push(AnalyzerRun {
+                request,
+                snapshot,
+                policies,
+            });
+        }
+        WaveAnalysis { runs }
+    }
+}

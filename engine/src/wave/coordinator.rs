@@ -1,0 +1,336 @@
+//! Owns the execution-wave coordinator: the async API the Pi binding drives with Pi's tool
+//! events. Event methods return at once; `tool_call` waits (bounded) for the wave's baseline
+//! snapshot, `tool_result` waits (bounded) for the wave's outcome. Finished waves are processed
+//! in background tasks ([`super::pipeline`]) that are serialized on one lane, so snapshots,
+//! scans and the delivery memory are never used by two waves at once.
+
+use super::analysis::AnalysisCoordinator;
+use super::config::WaveConfig;
+use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEvent};
+use super::pipeline;
+use super::snapshots::{GitWorkspace, SnapshotScope, SnapshotSource, relative_to};
+use super::status::{CoordinatorFailure, WaveReport, WaveStatus};
+use super::tracker::{
+    BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Tracker, Wait,
+};
+use crate::delivery::DeliveryMemory;
+use crate::policy::Cancellation;
+use crate::workspace::CancelToken;
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+
+/// The coordinator could not be created.
+#[derive(Debug, thiserror::Error)]
+pub enum WaveError {
+    /// [`WaveCoordinator::new`] was called outside a tokio runtime.
+    #[error("the wave coordinator must be created inside a tokio runtime")]
+    NoRuntime,
+}
+
+/// What only one wave at a time may use: the analyzers (and their caches), the delivery memory
+/// and the workspace revision.
+pub(super) struct Lane {
+    pub(super) analysis: AnalysisCoordinator,
+    pub(super) memory: DeliveryMemory,
+    pub(super) revision: u64,
+}
+
+pub(super) struct Inner<W: SnapshotSource> {
+    pub(super) config: WaveConfig,
+    pub(super) source: Arc<W>,
+    runtime: Handle,
+    tracker: Mutex<Tracker<W::Snapshot>>,
+    pub(super) lane: Arc<tokio::sync::Mutex<Lane>>,
+    status: Mutex<WaveStatus>,
+    busy: Arc<watch::Sender<usize>>,
+    /// Cancels post-wave snapshots at shutdown.
+    pub(super) stop: CancelToken,
+    /// Cancels running policies at shutdown.
+    pub(super) policy_stop: Cancellation,
+}
+
+/// Decrements the background task count when a task ends, however it ends.
+struct Busy(Arc<watch::Sender<usize>>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<W: SnapshotSource> Inner<W> {
+    pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {
+        lock(&self.tracker)
+    }
+
+    /// Records a coordinator failure in the status.
+    pub(super) fn fail(&self, failure: CoordinatorFailure) {
+        lock(&self.status).fail(failure, self.config.history);
+    }
+
+    /// Records a finished wave in the status.
+    pub(super) fn record(&self, report: WaveReport) {
+        lock(&self.status).record(report, self.config.history);
+    }
+
+    pub(super) fn revision(&self) -> u64 {
+        lock(&self.status).revision
+    }
+
+    /// Runs `task` in the background, counted for [`WaveCoordinator::idle`].
+    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.busy.send_modify(|n| *n += 1);
+        let busy = Busy(Arc::clone(&self.busy));
+        self.runtime.spawn(async move {
+            let _busy = busy;
+            task.await;
+        });
+    }
+
+    fn apply(self: &Arc<Self>, effects: Effects<W::Snapshot>) {
+        for failure in effects.failures {
+            self.fail(failure);
+        }
+        for plan in effects.plans {
+            self.spawn(pipeline::finish(Arc::clone(self), plan));
+        }
+    }
+
+    /// Captures a wave's baseline after the waves before it are done, and publishes it.
+    fn start_baseline(self: &Arc<Self>, start: BaselineStart<W::Snapshot>) {
+        let inner = Arc::clone(self);
+        self.spawn(async move {
+            let lane = Arc::clone(&inner.lane).lock_owned().await;
+            let cancel = start.handle.cancel.clone();
+            let outcome = match inner.capture(&start.handle.coverage, cancel).await {
+                Ok(snapshot) => BaselineOutcome::Ready(Arc::new(snapshot)),
+                Err(reason) => BaselineOutcome::Failed(reason),
+            };
+            drop(lane);
+            start.tx.send_replace(Some(outcome));
+        });
+    }
+
+    /// The snapshot scope for `coverage`: targets outside the worktree are left out.
+    pub(super) fn scope(&self, coverage: &Coverage) -> SnapshotScope {
+        match coverage {
+            Coverage::Full => SnapshotScope::Full,
+            Coverage::Targets(paths) => SnapshotScope::Paths(
+                paths
+                    .iter()
+                    .filter(|path| {
+                        self.source
+                            .git_root()
+                            .is_some_and(|root| relative_to(root, path).is_some())
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A post-wave snapshot of `coverage` and its difference from `before`, on the blocking
+    /// pool.
+    pub(super) async fn diff_since(
+        &self,
+        coverage: &Coverage,
+        before: Arc<W::Snapshot>,
+        cancel: CancelToken,
+    ) -> Result<BTreeSet<String>, String> {
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let scope = self.scope(coverage);
+        let source = Arc::clone(&self.source);
+        let diff = tokio::task::spawn_blocking(move || {
+            let after = source.capture(&scope, &cancel)?;
+            source.changed_paths(&before, &after)
+        });
+        match diff.await {
+            Ok(Ok(paths)) => Ok(paths),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(error) => Err(format!("the snapshot task failed: {error}")),
+        }
+    }
+
+    /// One snapshot of `coverage` on the blocking pool.
+    async fn capture(
+        &self,
+        coverage: &Coverage,
+        cancel: CancelToken,
+    ) -> Result<W::Snapshot, String> {
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let scope = self.scope(coverage);
+        let source = Arc::clone(&self.source);
+        match tokio::task::spawn_blocking(move || source.capture(&scope, &cancel)).await {
+            Ok(Ok(snapshot)) => Ok(snapshot),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(error) => Err(format!("the snapshot task failed: {error}")),
+        }
+    }
+}
+
+/// Turns Pi's tool events into waves, finds what each wave changed, analyzes it once and tells
+/// each `tool_result` handler whether to append a block.
+///
+/// Cheap to clone (all clones share one session). Create it inside a tokio runtime; await its
+/// async methods inside one too.
+pub struct WaveCoordinator<W: SnapshotSource = GitWorkspace> {
+    inner: Arc<Inner<W>>,
+}
+
+impl<W: SnapshotSource> Clone for WaveCoordinator<W> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<W: SnapshotSource> WaveCoordinator<W> {
+    /// A coordinator for one session over `source` (the session's workspace) and `analysis`.
+    pub fn new(
+        config: WaveConfig,
+        source: W,
+        analysis: AnalysisCoordinator,
+    ) -> Result<Self, WaveError> {
+        let runtime = Handle::try_current().map_err(|_| WaveError::NoRuntime)?;
+        let tracker = Tracker::new(
+            config.tools.clone(),
+            source.cwd().to_path_buf(),
+            source.git_root().is_some(),
+        );
+        let lane = Lane {
+            analysis,
+            memory: DeliveryMemory::new(),
+            revision: 0,
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                config,
+                source: Arc::new(source),
+                runtime,
+                tracker: Mutex::new(tracker),
+                lane: Arc::new(tokio::sync::Mutex::new(lane)),
+                status: Mutex::new(WaveStatus::default()),
+                busy: Arc::new(watch::channel(0).0),
+                stop: CancelToken::new(),
+                policy_stop: Cancellation::new(),
+            }),
+        })
+    }
+
+    /// `turn_start`: later waves are reported under `turn`.
+    pub fn turn_start(&self, turn: u64) {
+        self.inner.tracker().turn_start(turn);
+    }
+
+    /// `turn_end`: every call of the turn has ended, so a wave still open lost events; it is
+    /// finished with what is known and a coordinator failure is recorded.
+    pub fn turn_end(&self) {
+        let effects = self.inner.tracker().turn_end();
+        self.inner.apply(effects);
+    }
+
+    /// An assistant `message_end` with its tool calls in source order. A parallel message forms
+    /// one wave; a sequential one forms a wave per call.
+    pub fn assistant_message(&self, message: AssistantMessage) {
+        let effects = self.inner.tracker().assistant_message(message);
+        self.inner.apply(effects);
+    }
+
+    /// `tool_execution_start`.
+    pub fn tool_execution_start(&self, call: ToolCallInfo) {
+        let effects = self.inner.tracker().tool_execution_start(call);
+        self.inner.apply(effects);
+    }
+
+    /// `tool_call` (the preflight before the tool runs). Before the first potentially mutating
+    /// call of a wave this takes the baseline snapshot; it returns once the baseline is taken or
+    /// after the timeout (the wave's changes are then unknown). It never blocks the call.
+    pub async fn tool_call(&self, call: ToolCallInfo) {
+        let (effects, wait) = self.inner.tracker().tool_call(call);
+        self.inner.apply(effects);
+        let handle = match wait {
+            BaselineWait::Proceed => return,
+            BaselineWait::Await(handle) => handle,
+            BaselineWait::Start(start) => {
+                let handle = start.handle.clone();
+                self.inner.start_baseline(start);
+                handle
+            }
+        };
+        let mut rx = handle.rx.clone();
+        let ready = tokio::time::timeout(self.inner.config.timeout, rx.wait_for(Option::is_some))
+            .await
+            .is_ok_and(|slot| slot.is_ok());
+        if !ready {
+            handle.cancel.cancel();
+        }
+    }
+
+    /// `tool_result`: waits until the call's wave is finished and analyzed (at most the
+    /// timeout) and returns whether to append a block to this result. Read-only waves return at
+    /// once. Never turns a result into an error: see [`ToolResultEvent::patch`].
+    pub async fn tool_result(&self, event: &ToolResultEvent) -> ResultDecision {
+        let info = ToolCallInfo::new(&event.id, &event.name, event.input.clone());
+        let (effects, wait) = self.inner.tracker().tool_result(info, event.is_error);
+        self.inner.apply(effects);
+        let (wave, mut rx) = match wait {
+            Wait::Immediate(decision) => return decision,
+            Wait::Wave { wave, rx } => (wave, rx),
+        };
+        let timeout = self.inner.config.timeout;
+        match tokio::time::timeout(timeout, &mut rx).await {
+            Ok(Ok(decision)) => decision,
+            Ok(Err(_)) => ResultDecision::Unchanged,
+            Err(_) => {
+                let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+                let failure = self.inner.tracker().abandon_waiter(wave, &event.id, millis);
+                if let Some(failure) = failure {
+                    self.inner.fail(failure);
+                }
+                rx.try_recv().unwrap_or(ResultDecision::Unchanged)
+            }
+        }
+    }
+
+    /// `tool_execution_end`: terminal for a call that got no `tool_result` (invalid arguments,
+    /// blocked); the normal closing event otherwise.
+    pub fn tool_execution_end(&self, id: &str) {
+        let effects = self.inner.tracker().tool_execution_end(id);
+        self.inner.apply(effects);
+    }
+
+    /// Releases every waiting handler unchanged, cancels running snapshots and policies, and
+    /// ignores later events.
+    pub fn shutdown(&self) {
+        let (effects, released) = self.inner.tracker().shutdown();
+        self.inner.stop.cancel();
+        self.inner.policy_stop.cancel();
+        for waiter in released.into_iter().flat_map(|r| r.waiters) {
+            let _ = waiter.1.send(ResultDecision::Unchanged);
+        }
+        self.inner.apply(effects);
+    }
+
+    /// Waits until no wave is being processed and no baseline is being captured.
+    pub async fn idle(&self) {
+        let mut rx = self.inner.busy.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
+    }
+
+    /// Totals, the workspace revision, recent wave reports and coordinator failures.
+    pub fn status(&self) -> WaveStatus {
+        lock(&self.inner.status).clone()
+    }
+}

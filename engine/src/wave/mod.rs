@@ -1,0 +1,38 @@
+//! The execution-wave runtime: Pi's tool events in, one analysis per wave, one block per wave
+//! out.
+//!
+//! * [`WaveCoordinator`] groups a message's tool calls into waves (all parallel siblings; each
+//!   sequential call alone), takes a baseline snapshot before the first potentially mutating
+//!   call, and when every call is terminal takes one post-wave snapshot, computes the changed
+//!   paths and advances the workspace revision once. Every wait is bounded by a timeout.
+//! * [`AnalysisCoordinator`] turns the changed paths into analyzer requests coalesced by key,
+//!   scans each key at most once and fans the snapshot out to every interested policy.
+//! * [`crate::delivery`] then picks the new diagnostics and renders the block for the carrier.
+//!
+//! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
+//! `tracker` (membership and terminal state, pure), `carrier`, `snapshots` (the workspace
+//! seam), `analysis`, `coordinator` (the async API), `pipeline` (finishing a wave), `status`.
+
+mod analysis;
+mod carrier;
+mod config;
+mod coordinator;
+mod event;
+mod pipeline;
+mod snapshots;
+mod status;
+mod tools;
+mod tracker;
+
+pub use analysis::{
+    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
+    WaveAnalysis, WaveAnalyzer,
+};
+pub use config::WaveConfig;
+pub use coordinator::{WaveCoordinator, WaveError};
+pub use event::{
+    AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
+};
+pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
+pub use status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport, WaveStatus, WaveTotals};
+pub use tools::{ToolCatalog, ToolClass};

@@ -1,0 +1,117 @@
+//! Owns the wave's view of the workspace: the [`SnapshotSource`] seam (real git snapshots through
+//! [`crate::workspace`], or a fake in tests), the snapshot scope of a wave, and turning absolute
+//! target paths into worktree-relative ones.
+
+use crate::workspace::{
+    self, CancelToken, WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,
+    capture_with_cancel,
+};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What a snapshot looks at.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SnapshotScope {
+    /// The whole worktree (a `bash` or unknown tool may change anything).
+    Full,
+    /// Only these files (absolute paths inside the worktree): the targets of `write`/`edit`.
+    Paths(Vec<PathBuf>),
+}
+
+/// Where a wave's snapshots come from. Captures run on tokio's blocking pool.
+pub trait SnapshotSource: Send + Sync + 'static {
+    /// One observation of the workspace.
+    type Snapshot: Send + Sync + 'static;
+
+    /// The session's working directory: relative tool paths resolve against it, and outside git
+    /// analysis paths are relative to it.
+    fn cwd(&self) -> &Path;
+
+    /// The worktree root, or `None` outside git (the wave then falls back to explicit targets).
+    fn git_root(&self) -> Option<&Path>;
+
+    /// Takes a snapshot of `scope`, stopping early once `cancel` is cancelled.
+    fn capture(
+        &self,
+        scope: &SnapshotScope,
+        cancel: &CancelToken,
+    ) -> Result<Self::Snapshot, WorkspaceError>;
+
+    /// The worktree-relative paths that differ between two snapshots of the same scope.
+    fn changed_paths(
+        &self,
+        before: &Self::Snapshot,
+        after: &Self::Snapshot,
+    ) -> Result<BTreeSet<String>, WorkspaceError>;
+}
+
+/// The real workspace: git snapshots with `gix` when the session's directory is in a worktree.
+#[derive(Clone, Debug)]
+pub struct GitWorkspace {
+    cwd: PathBuf,
+    root: Option<PathBuf>,
+}
+
+impl GitWorkspace {
+    /// Finds out whether `cwd` is inside a git worktree. Errors are real failures (unreadable or
+    /// bare repository), not "not a repository".
+    pub fn probe(cwd: impl Into<PathBuf>) -> Result<Self, WorkspaceError> {
+        let cwd = cwd.into();
+        let root = match workspace::probe(&cwd)? {
+            WorkspaceKind::Git { worktree_root } => Some(worktree_root),
+            WorkspaceKind::NotGit { .. } => None,
+        };
+        Ok(Self { cwd, root })
+    }
+}
+
+impl SnapshotSource for GitWorkspace {
+    type Snapshot = WorkspaceSnapshot;
+
+    fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    fn git_root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    fn capture(
+        &self,
+        scope: &SnapshotScope,
+        cancel: &CancelToken,
+    ) -> Result<WorkspaceSnapshot, WorkspaceError> {
+        match scope {
+            SnapshotScope::Full => capture_with_cancel(&self.cwd, cancel),
+            SnapshotScope::Paths(paths) => capture_paths_with_cancel(&self.cwd, paths, cancel),
+        }
+    }
+
+    fn changed_paths(
+        &self,
+        before: &WorkspaceSnapshot,
+        after: &WorkspaceSnapshot,
+    ) -> Result<BTreeSet<String>, WorkspaceError> {
+        WorkspaceSnapshot::changed_paths(before, after)
+    }
+}
+
+/// `path` (absolute) relative to `root` with `/` separators, or `None` when it lies outside.
+/// Falls back to canonical paths when a lexical comparison fails (e.g. a symlinked temp dir).
+pub(crate) fn relative_to(root: &Path, path: &Path) -> Option<String> {
+    let lexical = path.strip_prefix(root).ok().map(Path::to_path_buf);
+    let relative = lexical.or_else(|| {
+        let canonical_root = root.canonicalize().ok()?;
+        let parent = path.parent()?.canonicalize().ok()?;
+        let full = parent.join(path.file_name()?);
+        full.strip_prefix(canonical_root)
+            .ok()
+            .map(Path::to_path_buf)
+    })?;
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("/"))
+}

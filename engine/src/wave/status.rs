@@ -1,0 +1,236 @@
+//! Owns what the coordinator tells the status model (never the model itself): one
+//! [`WaveReport`] per finished wave, running totals (the binding's scan counter), and the
+//! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
+
+use super::snapshots::SnapshotScope;
+use crate::workspace::ChangeSet;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// A problem coordinating a wave. None of them changes a tool result or blocks a call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CoordinatorFailure {
+    /// A `tool_result` handler waited the whole timeout for its wave and was released unchanged.
+    #[error(
+        "wave {wave}: `{call}` waited {timeout_ms} ms for {pending:?} and was released unchanged"
+    )]
+    WaiterTimedOut {
+        /// The wave.
+        wave: u64,
+        /// The released call.
+        call: String,
+        /// Calls of the wave still without a terminal event, if any (else processing was slow).
+        pending: Vec<String>,
+        /// The timeout.
+        timeout_ms: u64,
+    },
+    /// The wave was closed while some started calls never got a terminal event.
+    #[error("wave {wave}: {calls:?} never reported `tool_result` or `tool_execution_end` ({at})")]
+    EventsMissing {
+        /// The wave.
+        wave: u64,
+        /// The calls without a terminal event.
+        calls: Vec<String>,
+        /// What closed the wave, e.g. `turn_end`.
+        at: String,
+    },
+    /// A mutating call of a git workspace ran without a baseline snapshot.
+    #[error("wave {wave}: no baseline snapshot before the calls ran ({reason})")]
+    Baseline {
+        /// The wave.
+        wave: u64,
+        /// Why there is none.
+        reason: String,
+    },
+    /// The post-wave snapshot or the diff failed.
+    #[error("wave {wave}: post-wave snapshot failed: {message}")]
+    PostSnapshot {
+        /// The wave.
+        wave: u64,
+        /// The error.
+        message: String,
+    },
+    /// The analysis task panicked or was lost.
+    #[error("wave {wave}: the analysis task failed: {message}")]
+    Processing {
+        /// The wave.
+        wave: u64,
+        /// The error.
+        message: String,
+    },
+    /// An event for a call whose wave had already ended.
+    #[error("`{event}` for `{call}` arrived after its wave ended")]
+    LateEvent {
+        /// The call id.
+        call: String,
+        /// The event name.
+        event: String,
+    },
+    /// The same event twice for one call.
+    #[error("duplicate `{event}` for `{call}`")]
+    DuplicateEvent {
+        /// The call id.
+        call: String,
+        /// The event name.
+        event: String,
+    },
+}
+
+/// How a wave ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaveEnd {
+    /// Every call reported a terminal event.
+    Complete,
+    /// Closed by a later event (turn end, next assistant message) with calls still open.
+    EventsMissing,
+    /// Closed by shutdown: nothing was analyzed.
+    Shutdown,
+}
+
+/// One analyzer run, for the status.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanStats {
+    /// The analyzer key.
+    pub analyzer: String,
+    /// Paths requested.
+    pub files: usize,
+    /// Files parsed.
+    pub parsed: usize,
+    /// Files served from the content cache.
+    pub cached: usize,
+    /// Files skipped (with any reason, deletions included).
+    pub skipped: usize,
+    /// Wall time of the scan.
+    pub duration: Duration,
+    /// Set when the scan failed as a whole or in part.
+    pub failure: Option<String>,
+}
+
+/// What happened in one wave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaveReport {
+    /// The wave's number (1-based, per coordinator).
+    pub wave: u64,
+    /// The turn it belonged to, when the binding reported turns.
+    pub turn: Option<u64>,
+    /// The calls, in source order.
+    pub calls: Vec<String>,
+    /// How it ended.
+    pub end: WaveEnd,
+    /// False for read-only waves: no snapshot, no analysis.
+    pub mutating: bool,
+    /// What the wave's snapshots covered; `None` when it took none.
+    pub scope: Option<SnapshotScope>,
+    /// Snapshots taken (baseline and post-wave).
+    pub snapshots: usize,
+    /// What changed: `None` for read-only waves; [`ChangeSet::Unknown`] when no safe path set
+    /// exists (`bash` outside git, a failed snapshot).
+    #[serde(serialize_with = "serialize_changes")]
+    pub changes: Option<ChangeSet>,
+    /// The workspace revision after the wave.
+    pub revision: u64,
+    /// Analyzer runs (at most one per key).
+    pub scans: Vec<ScanStats>,
+    /// Policy failures, as text.
+    pub policy_failures: Vec<String>,
+    /// Current diagnostics of the analyzed files.
+    pub diagnostics: usize,
+    /// Diagnostics shown to the model in this wave.
+    pub delivered: usize,
+    /// New diagnostics cut by the line cap or without a carrier (shown when their file changes).
+    pub undelivered: usize,
+    /// Current diagnostics not repeated because they were delivered before.
+    pub known: usize,
+    /// Remembered diagnostics that the analysis no longer reports.
+    pub resolved: usize,
+    /// The call whose result carried the block.
+    pub carrier: Option<String>,
+    /// Coordinator failures of this wave.
+    pub failures: Vec<CoordinatorFailure>,
+    /// Time from the last terminal event to the release of the waiters.
+    pub duration: Duration,
+}
+
+/// Running totals.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaveTotals {
+    /// Waves finished.
+    pub waves: u64,
+    /// Of which mutating.
+    pub mutating_waves: u64,
+    /// Analyzer runs (the binding's scan counter).
+    pub scans: u64,
+    /// Files parsed.
+    pub files_parsed: u64,
+    /// Files served from the content cache.
+    pub files_cached: u64,
+    /// Diagnostics delivered.
+    pub delivered: u64,
+    /// Coordinator failures.
+    pub coordinator_failures: u64,
+}
+
+/// The coordinator's status: totals, the workspace revision and the most recent reports and
+/// failures.
+#[derive(Clone, Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaveStatus {
+    /// Running totals.
+    pub totals: WaveTotals,
+    /// The workspace revision: advanced once per wave that changed (or may have changed) files.
+    pub revision: u64,
+    /// The most recent wave reports, oldest first.
+    pub recent: VecDeque<WaveReport>,
+    /// The most recent coordinator failures, oldest first.
+    pub failures: VecDeque<CoordinatorFailure>,
+}
+
+impl WaveStatus {
+    /// Records a finished wave, keeping at most `keep` reports.
+    pub(crate) fn record(&mut self, report: WaveReport, keep: usize) {
+        let totals = &mut self.totals;
+        totals.waves += 1;
+        totals.mutating_waves += u64::from(report.mutating);
+        totals.scans += report.scans.len() as u64;
+        totals.files_parsed += report.scans.iter().map(|s| s.parsed as u64).sum::<u64>();
+        totals.files_cached += report.scans.iter().map(|s| s.cached as u64).sum::<u64>();
+        totals.delivered += report.delivered as u64;
+        self.revision = self.revision.max(report.revision);
+        self.recent.push_back(report);
+        while self.recent.len() > keep.max(1) {
+            self.recent.pop_front();
+        }
+    }
+
+    /// Records a coordinator failure, keeping at most `keep`.
+    pub(crate) fn fail(&mut self, failure: CoordinatorFailure, keep: usize) {
+        self.totals.coordinator_failures += 1;
+        self.failures.push_back(failure);
+        while self.failures.len() > keep.max(1) {
+            self.failures.pop_front();
+        }
+    }
+}
+
+/// `null`, `{"paths": [...]}` or `{"unknown": "<reason>"}`.
+fn serialize_changes<S: serde::Serializer>(
+    changes: &Option<ChangeSet>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let Some(changes) = changes else {
+        return serializer.serialize_none();
+    };
+    let mut map = serializer.serialize_map(Some(1))?;
+    match changes {
+        ChangeSet::Paths(paths) => map.serialize_entry("paths", paths)?,
+        ChangeSet::Unknown { reason } => map.serialize_entry("unknown", reason)?,
+    }
+    map.end()
+}

@@ -1,0 +1,90 @@
+//! Owns how a tool call is classified for the wave: read-only (`read`, `grep`, `find`, `ls`),
+//! this package's own tools, `write`/`edit` with a known target path, or a call that may change
+//! anything (`bash`, a `write`/`edit` without a usable path, and every unknown tool).
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// What a tool call may do to the workspace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolClass {
+    /// A known read-only tool: no snapshot, no analysis.
+    ReadOnly,
+    /// One of this package's own tools (e.g. `pi_hooks_waive_verification`): never mutates files.
+    Own,
+    /// `write` or `edit` of one known file (absolute, lexically normalized).
+    Targeted {
+        /// The file the call writes.
+        path: PathBuf,
+    },
+    /// A call that may change any file (`bash`, unknown tools, `write`/`edit` without a path).
+    Untargeted,
+}
+
+impl ToolClass {
+    /// True for calls that may change files.
+    pub fn is_mutating(&self) -> bool {
+        matches!(self, Self::Targeted { .. } | Self::Untargeted)
+    }
+}
+
+/// The tools the wave treats as non-mutating.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCatalog {
+    /// Known read-only tools.
+    pub read_only: BTreeSet<String>,
+    /// This package's own tools.
+    pub own: BTreeSet<String>,
+}
+
+impl Default for ToolCatalog {
+    fn default() -> Self {
+        Self {
+            read_only: ["read", "grep", "find", "ls"].map(String::from).into(),
+            own: ["pi_hooks_waive_verification"].map(String::from).into(),
+        }
+    }
+}
+
+impl ToolCatalog {
+    /// Classifies a call of `name` with `input`; relative `write`/`edit` paths resolve against
+    /// `cwd` (the session's working directory).
+    pub fn classify(&self, name: &str, input: &Value, cwd: &Path) -> ToolClass {
+        if self.read_only.contains(name) {
+            return ToolClass::ReadOnly;
+        }
+        if self.own.contains(name) {
+            return ToolClass::Own;
+        }
+        if !matches!(name, "write" | "edit") {
+            return ToolClass::Untargeted;
+        }
+        match input.get("path").and_then(Value::as_str) {
+            // `~` is expanded by the tool, not here: treat it as unknown rather than guess.
+            Some(path) if !path.trim().is_empty() && !path.starts_with('~') => {
+                ToolClass::Targeted {
+                    path: normalize(&cwd.join(path)),
+                }
+            }
+            _ => ToolClass::Untargeted,
+        }
+    }
+}
+
+/// Removes `.` and resolves `..` without touching the file system.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
