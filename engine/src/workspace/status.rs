@@ -264,15 +264,24 @@ pub(crate) fn full_status(
     patterns: Vec<BString>,
     cancel: &CancelToken,
 ) -> Result<BTreeMap<String, DirtyEntry>, WorkspaceError> {
+    let cancelled = || WorkspaceError::Cancelled {
+        path: open.workdir.clone(),
+    };
+    // gix reports an interrupted walk as an error of its own: once the token is cancelled, any
+    // status error is the cancellation.
     let status_error = || {
-        WorkspaceError::git(
+        let git = WorkspaceError::git(
             &open.workdir,
             "computing the status",
             "check that `git status` works in this repository",
-        )
-    };
-    let cancelled = || WorkspaceError::Cancelled {
-        path: open.workdir.clone(),
+        );
+        move |source| {
+            if cancel.is_cancelled() {
+                cancelled()
+            } else {
+                git(source)
+            }
+        }
     };
     if cancel.is_cancelled() {
         return Err(cancelled());
