@@ -8,11 +8,10 @@ use super::analysis::AnalysisCoordinator;
 use super::config::WaveConfig;
 use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEvent};
 use super::pipeline;
+use super::plan::{BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Wait};
 use super::snapshots::{GitWorkspace, SnapshotScope, SnapshotSource, relative_to};
 use super::status::{CoordinatorFailure, WaveReport, WaveStatus};
-use super::tracker::{
-    BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Tracker, Wait,
-};
+use super::tracker::Tracker;
 use crate::delivery::DeliveryMemory;
 use crate::policy::Cancellation;
 use crate::workspace::CancelToken;

@@ -10,7 +10,8 @@
 //! * [`crate::delivery`] then picks the new diagnostics and renders the block for the carrier.
 //!
 //! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
-//! `tracker` (membership and terminal state, pure), `carrier`, `snapshots` (the workspace
+//! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
+//! `carrier`, `snapshots` (the workspace
 //! seam), `analysis`, `coordinator` (the async API), `pipeline` (finishing a wave), `status`.
 
 mod analysis;
@@ -19,6 +20,7 @@ mod config;
 mod coordinator;
 mod event;
 mod pipeline;
+mod plan;
 mod snapshots;
 mod status;
 mod tools;

@@ -3,9 +3,9 @@
 //! its block, the release of every waiter and the wave's report.
 
 use super::coordinator::Inner;
+use super::plan::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
 use super::snapshots::{SnapshotSource, relative_to};
 use super::status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
-use super::tracker::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
 use crate::delivery::{CarrierInfo, KeyedDiagnostic, Warnings, render};
 use crate::policy::PolicyDiagnostic;
