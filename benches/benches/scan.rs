@@ -1,0 +1,373 @@
+//! `cargo bench --bench scan`: the in-process ast-grep scan of one wave of changed TS/TSX files,
+//! against the tree-sitter parse floor, the ast-grep CLI and the cached re-scan.
+//!
+//! A deterministic corpus of 100 generated files (the same generator as the parity test) is
+//! written twice, as revision A and revision B: B is A with one comment line prepended to every
+//! file, so both revisions have the same paths and nearly the same bytes, but every content hash
+//! differs. Waves are the first 1, 10 and 100 files.
+//!
+//! Groups (one benchmark per wave size, times include reading the files from the page cache):
+//! - `engine`, `engine-2-threads`: one long-lived [`Analyzer`] (rules loaded once, 1 or 2 threads)
+//!   scanning the wave, alternating between revisions A and B, so every scan misses the content
+//!   cache and reads, hashes, parses and matches every file: the first-scan path of a session in
+//!   which the files changed.
+//! - `parse-floor`: reading and tree-sitter parsing the same files (same alternation), one thread.
+//! - `ast-grep-cli`: `ast-grep scan --json=stream -c <sgconfig.yml> <files>` on the same files,
+//!   when the binary is found (`AST_GREP_BIN`, `node_modules`, `PATH`).
+//! - `engine-rescan`: the same wave again, unchanged (every file served from the cache).
+//!
+//! After the run the ratios the targets are stated in are printed (see `docs/performance.md`).
+
+#[path = "../../engine/tests/support/ast_grep.rs"]
+mod ast_grep;
+#[path = "../../engine/tests/support/corpus.rs"]
+mod corpus;
+
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_language::SupportLang;
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
+use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks::config::builtin;
+use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
+use std::hint::black_box;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime};
+use tempfile::TempDir;
+
+/// Wave sizes, in files.
+const WAVES: [usize; 3] = [1, 10, 100];
+/// Files in the generated corpus (the largest wave).
+const CORPUS_FILES: usize = 100;
+/// The corpus seed; fixed so every run measures the same bytes.
+const SEED: u64 = 0x5EED;
+/// The line prepended to every file of revision B.
+const REVISION_B: &str = "// revision B: every content hash differs from revision A\n";
+
+const ENGINE: &str = "engine";
+const ENGINE_2: &str = "engine-2-threads";
+const FLOOR: &str = "parse-floor";
+const CLI: &str = "ast-grep-cli";
+const RESCAN: &str = "engine-rescan";
+
+/// The ast-grep CLI and the config root it runs with.
+struct Cli {
+    bin: PathBuf,
+    sgconfig: PathBuf,
+}
+
+/// Everything the groups share, built once.
+struct Fixture {
+    /// Revision A, revision B and the config root; removed at the end of `main`.
+    dirs: Vec<TempDir>,
+    /// The roots of revision A and revision B.
+    roots: [PathBuf; 2],
+    /// Repository-relative paths of the corpus; a wave of `n` files is the first `n`.
+    paths: Vec<String>,
+    /// Bytes of revision A per file, for throughput.
+    sizes: Vec<u64>,
+    /// The built-in rules, loaded once, shared by every analyzer.
+    rules: Arc<RuleSet>,
+    /// The CLI, or why it is not available.
+    cli: Result<Cli, String>,
+}
+
+fn say(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+}
+
+fn tempdir(prefix: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .expect("create a temporary directory")
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let (a, b, config) = (
+            tempdir("pnh-bench-a-"),
+            tempdir("pnh-bench-b-"),
+            tempdir("pnh-bench-config-"),
+        );
+        let paths = corpus::generate(a.path(), CORPUS_FILES, SEED);
+        let mut sizes = Vec::with_capacity(paths.len());
+        let mut lines = 0;
+        for path in &paths {
+            let text = std::fs::read_to_string(a.path().join(path)).expect("read a corpus file");
+            sizes.push(text.len() as u64);
+            lines += text.lines().count();
+            let target = b.path().join(path);
+            std::fs::create_dir_all(target.parent().expect("a corpus file has a parent"))
+                .expect("create a revision B directory");
+            std::fs::write(target, format!("{REVISION_B}{text}")).expect("write revision B");
+        }
+        let tsx = paths.iter().filter(|p| p.ends_with(".tsx")).count();
+        say(&format!(
+            "corpus: {} files ({} .ts, {tsx} .tsx), {lines} lines, {} bytes; waves of {WAVES:?} files \
+             ({:?} bytes)",
+            paths.len(),
+            paths.len() - tsx,
+            sizes.iter().sum::<u64>(),
+            WAVES.map(|n| sizes[..n].iter().sum::<u64>()),
+        ));
+
+        let load = RuleSet::load(&builtin::rule_files(), &[]);
+        assert!(load.errors.is_empty(), "built-in rules: {:?}", load.errors);
+        let cli = ast_grep::find_binary().map(|bin| Cli {
+            bin,
+            sgconfig: ast_grep::write_config_root(config.path()),
+        });
+        Self {
+            roots: [a.path().to_path_buf(), b.path().to_path_buf()],
+            dirs: vec![a, b, config],
+            paths,
+            sizes,
+            rules: Arc::new(load.rules),
+            cli,
+        }
+    }
+
+    fn wave(&self, files: usize) -> &[String] {
+        &self.paths[..files]
+    }
+
+    fn bytes(&self, files: usize) -> u64 {
+        self.sizes[..files].iter().sum()
+    }
+
+    fn analyzer(&self, threads: usize) -> Analyzer {
+        Analyzer::new(
+            "ast-grep:builtin",
+            Arc::clone(&self.rules),
+            ScanLimits::default(),
+            threads,
+        )
+        .expect("start the analyzer")
+    }
+
+    fn remove(&self) {
+        for dir in &self.dirs {
+            let _ = std::fs::remove_dir_all(dir.path());
+        }
+    }
+}
+
+/// The fixture, built by the first group that runs. It lives in a static (criterion's groups are
+/// plain functions), so `main` removes its directories explicitly.
+static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+
+fn fixture() -> &'static Fixture {
+    FIXTURE.get_or_init(Fixture::new)
+}
+
+/// Flat sampling: every sample runs the same number of iterations, which keeps the 100-file waves
+/// (tens of milliseconds each) within the measurement time.
+fn group_config(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group.sampling_mode(SamplingMode::Flat);
+}
+
+/// `engine` and `engine-2-threads`: a full scan of the wave on every iteration.
+fn engine_group(c: &mut Criterion, name: &str, threads: usize) {
+    let f = fixture();
+    let mut group = c.benchmark_group(name);
+    group_config(&mut group);
+    for files in WAVES {
+        let wave = f.wave(files);
+        let mut analyzer = f.analyzer(threads);
+        let mut revision = 0;
+        group.throughput(Throughput::Bytes(f.bytes(files)));
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                revision ^= 1;
+                let snapshot = analyzer.scan(&f.roots[revision], wave);
+                assert!(
+                    snapshot.parsed_files == files && snapshot.cached_files == 0,
+                    "a full scan must parse every file"
+                );
+                snapshot
+            });
+        });
+    }
+    group.finish();
+}
+
+fn engine(c: &mut Criterion) {
+    engine_group(c, ENGINE, 1);
+}
+
+fn engine_2_threads(c: &mut Criterion) {
+    engine_group(c, ENGINE_2, 2);
+}
+
+/// `parse-floor`: read and parse each file of the wave, nothing else.
+fn parse_floor(c: &mut Criterion) {
+    let f = fixture();
+    let mut group = c.benchmark_group(FLOOR);
+    group_config(&mut group);
+    for files in WAVES {
+        let wave = f.wave(files);
+        let mut revision = 0;
+        group.throughput(Throughput::Bytes(f.bytes(files)));
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                revision ^= 1;
+                let root = &f.roots[revision];
+                for path in wave {
+                    let text = std::fs::read_to_string(root.join(path)).expect("read a file");
+                    let lang = if path.ends_with(".tsx") {
+                        SupportLang::Tsx
+                    } else {
+                        SupportLang::TypeScript
+                    };
+                    black_box(lang.ast_grep(&text));
+                }
+            });
+        });
+    }
+    group.finish();
+}
+
+fn cli_command(cli: &Cli, root: &std::path::Path, wave: &[String]) -> Command {
+    let mut command = Command::new(&cli.bin);
+    command
+        .args(["scan", "--json=stream", "-c"])
+        .arg(&cli.sgconfig)
+        .args(wave)
+        .current_dir(root);
+    command
+}
+
+/// `ast-grep-cli`: one CLI process per wave.
+fn ast_grep_cli(c: &mut Criterion) {
+    let f = fixture();
+    let cli = match &f.cli {
+        Ok(cli) => cli,
+        Err(why) => {
+            say(&format!(
+                "{CLI}: skipped: {why} (run `. scripts/provision.sh` to install the pinned CLI)"
+            ));
+            return;
+        }
+    };
+    let mut group = c.benchmark_group(CLI);
+    group_config(&mut group);
+    group.sample_size(10);
+    for files in WAVES {
+        let wave = f.wave(files);
+        // The CLI must do the same work: the same number of findings as the engine.
+        let output = cli_command(cli, &f.roots[0], wave)
+            .output()
+            .expect("run the ast-grep CLI");
+        assert!(output.status.success(), "ast-grep scan failed: {output:?}");
+        let reported = output
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .count();
+        let expected = f.analyzer(1).scan(&f.roots[0], wave).findings.len();
+        assert_eq!(
+            reported, expected,
+            "the ast-grep CLI and the engine disagree on the {files}-file wave; run the parity test"
+        );
+        let mut revision = 0;
+        group.throughput(Throughput::Bytes(f.bytes(files)));
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                revision ^= 1;
+                let output = cli_command(cli, &f.roots[revision], wave)
+                    .output()
+                    .expect("run the ast-grep CLI");
+                assert!(output.status.success(), "ast-grep scan failed");
+                output.stdout
+            });
+        });
+    }
+    group.finish();
+}
+
+/// `engine-rescan`: the wave again, unchanged since the previous scan.
+fn engine_rescan(c: &mut Criterion) {
+    let f = fixture();
+    let mut group = c.benchmark_group(RESCAN);
+    group_config(&mut group);
+    for files in WAVES {
+        let wave = f.wave(files);
+        let mut analyzer = f.analyzer(1);
+        let first = analyzer.scan(&f.roots[0], wave);
+        assert_eq!(first.parsed_files, files, "the first scan parses the wave");
+        group.throughput(Throughput::Bytes(f.bytes(files)));
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                let snapshot = analyzer.scan(&f.roots[0], wave);
+                assert!(
+                    snapshot.cached_files == files && snapshot.parsed_files == 0,
+                    "an unchanged wave must be served from the cache"
+                );
+                snapshot
+            });
+        });
+    }
+    group.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(30)
+}
+
+criterion_group! {
+    name = scan;
+    config = config();
+    targets = engine, engine_2_threads, parse_floor, ast_grep_cli, engine_rescan
+}
+
+/// The ratios the targets are stated in.
+const RATIOS: [Ratio; 4] = [
+    Ratio {
+        numerator: ENGINE,
+        denominator: FLOOR,
+        bound: Some(Bound::AtMost(1.2)),
+        target_waves: &[],
+    },
+    Ratio {
+        numerator: ENGINE_2,
+        denominator: FLOOR,
+        bound: Some(Bound::Below(1.0)),
+        target_waves: &[10],
+    },
+    Ratio {
+        numerator: CLI,
+        denominator: ENGINE,
+        bound: Some(Bound::AtLeast(10.0)),
+        target_waves: &[1],
+    },
+    Ratio {
+        numerator: RESCAN,
+        denominator: ENGINE,
+        bound: Some(Bound::AtMost(0.02)),
+        target_waves: &[],
+    },
+];
+
+fn main() {
+    let started = SystemTime::now();
+    scan();
+    Criterion::default().configure_from_args().final_summary();
+
+    let home = criterion_home(&ast_grep::repo_root());
+    say(&report(
+        &[ENGINE, ENGINE_2, FLOOR, CLI, RESCAN],
+        &WAVES,
+        &RATIOS,
+        |group, wave| mean_estimate(&home, group, &wave.to_string(), started),
+    ));
+    if let Some(fixture) = FIXTURE.get() {
+        fixture.remove();
+    }
+}
