@@ -102,7 +102,8 @@ enum Outcome {
 
 impl Analyzer {
     /// An analyzer named `key` (e.g. `ast-grep:personal`) over `rules`. With `threads > 1` files
-    /// are analyzed in parallel on a dedicated pool; with 0 or 1, on the calling thread.
+    /// are analyzed in parallel on a dedicated pool (a wave of one file stays on the calling
+    /// thread); with 0 or 1, on the calling thread.
     pub fn new(
         key: impl Into<String>,
         rules: Arc<RuleSet>,
@@ -281,9 +282,13 @@ impl Analyzer {
             };
             (path, outcome)
         };
+        // A single file gains nothing from the pool but the hand-off and a worker's wake-up, so
+        // it is analyzed on the calling thread.
         let outcomes: Vec<(String, Outcome)> = match &self.pool {
-            Some(pool) => pool.install(|| inputs.into_par_iter().map(analyze).collect()),
-            None => inputs.into_iter().map(analyze).collect(),
+            Some(pool) if inputs.len() > 1 => {
+                pool.install(|| inputs.into_par_iter().map(analyze).collect())
+            }
+            _ => inputs.into_iter().map(analyze).collect(),
         };
 
         let mut snapshot = AnalysisSnapshot {
