@@ -1,0 +1,388 @@
+//! `cargo bench --bench wave`: the whole-wave overhead of the wave runtime — baseline snapshot,
+//! the tool's effect, post-wave snapshot, diff, scan, policies, delivery and render — for a
+//! one-file TypeScript write, next to `git status --porcelain=v2 -z --untracked-files=all` on
+//! the same repository in the same run.
+//!
+//! Two repositories are generated once per run in a temporary directory and committed with the
+//! `git` CLI (isolated from the machine's configuration): `700` files, and `50000` files with 5
+//! dirty files (3 modified, 2 untracked). Both ignore a `node_modules/` with 200 files.
+//!
+//! Groups (one benchmark per repository size):
+//! - `git-status`: the `git` process, spawn included.
+//! - `snapshot-full`: one full [`workspace::capture`].
+//! - `snapshot-paths`: one path-limited [`workspace::capture_paths`] of the written file.
+//! - `wave-write`: a `write` wave through the [`WaveCoordinator`] with the built-in rules and
+//!   policies: path-limited snapshots, one scan, two policies, one rendered block. The written
+//!   content alternates so every wave parses the file and delivers one new diagnostic.
+//! - `wave-bash`: the same effect by a `bash` call: full snapshots.
+//!
+//! Afterwards the ratios and the absolute target are printed (see `docs/performance.md`).
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
+use pi_native_hooks::analysis::{Analyzer, ScanLimits, rules::load_source};
+use pi_native_hooks::config::ConfigSource;
+use pi_native_hooks::policy::PolicyRegistry;
+use pi_native_hooks::wave::{
+    AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
+    SnapshotScope, ToolCallInfo, ToolResultEvent, WaveConfig, WaveCoordinator,
+};
+use pi_native_hooks::workspace;
+use pi_native_hooks_benches::{
+    Bound, NoEstimate, Ratio, criterion_home, format_duration, mean_estimate, report,
+};
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, SystemTime};
+use tempfile::TempDir;
+
+/// Repository sizes, in tracked files.
+const REPOS: [usize; 2] = [700, 50_000];
+/// The file every wave writes.
+const TARGET: &str = "src/wave/target.ts";
+/// The two contents a wave alternates between: the same finding on a different line.
+const CONTENTS: [&str; 2] = [
+    "export const v = maybe()!.x;\n",
+    "// moved\nexport const v = maybe()!.x;\n",
+];
+/// The absolute target for a path-limited write wave in the largest repository.
+const WAVE_WRITE_TARGET_NS: f64 = 5e6;
+
+const GIT_STATUS: &str = "git-status";
+const FULL: &str = "snapshot-full";
+const PATHS: &str = "snapshot-paths";
+const WAVE_WRITE: &str = "wave-write";
+const WAVE_BASH: &str = "wave-bash";
+
+fn say(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args([
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@b",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .status()
+        .expect("run git");
+    assert!(status.success(), "git {args:?} failed");
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let full = root.join(path);
+    if let Some(parent) = full.parent() {
+        std::fs::create_dir_all(parent).expect("create a directory");
+    }
+    std::fs::write(full, text).expect("write a file");
+}
+
+/// Leaves the repository as generated for the next group.
+fn remove_target(root: &Path) {
+    std::fs::remove_file(root.join(TARGET)).expect("remove the target");
+    std::fs::remove_dir(root.join("src/wave")).expect("remove its directory");
+}
+
+/// A small, ordinary TypeScript module.
+fn module(i: usize, lines: usize) -> String {
+    let mut text = format!(
+        "// generated module {i}\nexport interface Item{i} {{ id: number; name: string }}\n"
+    );
+    for n in 0..lines {
+        text.push_str(&format!(
+            "export function make{i}_{n}(id: number): Item{i} {{ return {{ id, name: `item-${{id}}-{n}` }}; }}\n"
+        ));
+    }
+    text
+}
+
+/// A committed repository of `files` TS files plus an ignored `node_modules/`.
+fn generate(files: usize) -> TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("pi-native-hooks-wave-bench-")
+        .tempdir()
+        .expect("temporary directory");
+    let root = dir.path();
+    let lines = if files > 1_000 { 1 } else { 12 };
+    write(root, ".gitignore", "node_modules/\n");
+    write(root, "package.json", "{ \"name\": \"bench\" }\n");
+    for i in 0..files.saturating_sub(2) {
+        write(
+            root,
+            &format!("src/area{}/mod{i}.ts", i / 100),
+            &module(i, lines),
+        );
+    }
+    for i in 0..200 {
+        write(
+            root,
+            &format!("node_modules/dep{}/index.ts", i),
+            "export {};\n",
+        );
+    }
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "generated"]);
+    if files > 1_000 {
+        for i in 0..3 {
+            write(
+                root,
+                &format!("src/area0/mod{i}.ts"),
+                "export const dirty = 1;\n",
+            );
+        }
+        write(root, "src/untracked/a.ts", "export const a = 1;\n");
+        write(root, "src/untracked/b.ts", "export const b = 2;\n");
+    }
+    dir
+}
+
+struct Fixture {
+    repos: Vec<(usize, TempDir)>,
+}
+
+static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+
+fn fixture() -> &'static Fixture {
+    FIXTURE.get_or_init(|| {
+        let repos = REPOS
+            .iter()
+            .map(|&files| {
+                let started = std::time::Instant::now();
+                let dir = generate(files);
+                say(&format!(
+                    "generated the {files}-file repository in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                ));
+                (files, dir)
+            })
+            .collect();
+        Fixture { repos }
+    })
+}
+
+fn group_config(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+}
+
+fn git_status(c: &mut Criterion) {
+    let mut group = c.benchmark_group(GIT_STATUS);
+    group_config(&mut group);
+    for (files, dir) in &fixture().repos {
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                let output = Command::new("git")
+                    .current_dir(dir.path())
+                    .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                    .env("GIT_CONFIG_NOSYSTEM", "1")
+                    .args(["--no-optional-locks", "status", "--porcelain=v2", "-z"])
+                    .arg("--untracked-files=all")
+                    .output()
+                    .expect("run git status");
+                assert!(output.status.success());
+                output.stdout
+            });
+        });
+    }
+    group.finish();
+}
+
+fn snapshot_full(c: &mut Criterion) {
+    let mut group = c.benchmark_group(FULL);
+    group_config(&mut group);
+    for (files, dir) in &fixture().repos {
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| workspace::capture(dir.path()).expect("full snapshot"));
+        });
+    }
+    group.finish();
+}
+
+fn snapshot_paths(c: &mut Criterion) {
+    let mut group = c.benchmark_group(PATHS);
+    group_config(&mut group);
+    for (files, dir) in &fixture().repos {
+        let target = [dir.path().join(TARGET)];
+        write(dir.path(), TARGET, CONTENTS[0]);
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| workspace::capture_paths(dir.path(), &target).expect("path snapshot"));
+        });
+        remove_target(dir.path());
+    }
+    group.finish();
+}
+
+/// A coordinator over `root` with the built-in rules and policies.
+fn coordinator(runtime: &tokio::runtime::Runtime, root: &Path) -> WaveCoordinator {
+    let _guard = runtime.enter();
+    let source = ConfigSource::BuiltIn;
+    let (rules, problems) = load_source(&source);
+    assert!(problems.is_empty(), "{problems:?}");
+    let analyzer =
+        Analyzer::new(source.analyzer_key(), rules, ScanLimits::default(), 1).expect("analyzer");
+    let analysis = AnalysisCoordinator::new(
+        vec![Box::new(analyzer)],
+        Arc::new(PolicyRegistry::builtin()),
+    )
+    .expect("analysis");
+    let workspace = GitWorkspace::probe(root).expect("git workspace");
+    WaveCoordinator::new(WaveConfig::default(), workspace, analysis).expect("coordinator")
+}
+
+/// One whole wave: message, preflight (baseline), the effect, result (post snapshot, diff,
+/// scan, policies, render), end.
+async fn wave(coordinator: &WaveCoordinator, root: &Path, tool: &str, n: usize) -> ResultDecision {
+    let id = format!("call-{n}");
+    let input = if tool == "write" {
+        json!({ "path": TARGET, "content": CONTENTS[n % 2] })
+    } else {
+        json!({ "command": "codegen" })
+    };
+    let call = ToolCallInfo::new(&id, tool, input.clone());
+    coordinator.assistant_message(AssistantMessage {
+        calls: vec![call.clone()],
+        mode: ExecutionMode::Parallel,
+    });
+    coordinator.tool_execution_start(call.clone());
+    coordinator.tool_call(call).await;
+    write(root, TARGET, CONTENTS[n % 2]);
+    let event = ToolResultEvent {
+        id: id.clone(),
+        name: tool.to_owned(),
+        input,
+        content: vec![json!({ "type": "text", "text": "ok" })],
+        details: None,
+        structured_content: None,
+        is_error: false,
+    };
+    let decision = coordinator.tool_result(&event).await;
+    coordinator.tool_execution_end(&id);
+    decision
+}
+
+fn wave_group(c: &mut Criterion, name: &str, tool: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime");
+    let mut group = c.benchmark_group(name);
+    group_config(&mut group);
+    for (files, dir) in &fixture().repos {
+        let root = dir.path();
+        let coordinator = coordinator(&runtime, root);
+        let mut n = 0;
+        // Check once that the wave does the whole job: the expected scope, one scan, a block.
+        let decision = runtime.block_on(wave(&coordinator, root, tool, n));
+        runtime.block_on(coordinator.idle());
+        let status = coordinator.status();
+        let report = status.recent.back().expect("a wave report");
+        let expected = if tool == "write" {
+            SnapshotScope::Paths(vec![root.join(TARGET)])
+        } else {
+            SnapshotScope::Full
+        };
+        assert_eq!(report.scope.as_ref(), Some(&expected));
+        assert_eq!(report.scans.len(), 1);
+        assert!(matches!(decision, ResultDecision::Append(_)), "{report:?}");
+        group.bench_function(BenchmarkId::from_parameter(files), |b| {
+            b.iter(|| {
+                n += 1;
+                let decision = runtime.block_on(wave(&coordinator, root, tool, n));
+                assert!(matches!(decision, ResultDecision::Append(_)));
+                decision
+            });
+        });
+        remove_target(root);
+    }
+    group.finish();
+}
+
+fn wave_write(c: &mut Criterion) {
+    wave_group(c, WAVE_WRITE, "write");
+}
+
+fn wave_bash(c: &mut Criterion) {
+    wave_group(c, WAVE_BASH, "bash");
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+criterion_group! {
+    name = waves;
+    config = config();
+    targets = git_status, snapshot_full, snapshot_paths, wave_write, wave_bash
+}
+
+/// The ratios the targets are stated in, against `git status` on the same repository.
+const RATIOS: [Ratio; 4] = [
+    Ratio {
+        numerator: FULL,
+        denominator: GIT_STATUS,
+        bound: Some(Bound::AtMost(1.0)),
+        target_waves: &[],
+    },
+    Ratio {
+        numerator: PATHS,
+        denominator: GIT_STATUS,
+        bound: None,
+        target_waves: &[],
+    },
+    Ratio {
+        numerator: WAVE_WRITE,
+        denominator: GIT_STATUS,
+        bound: None,
+        target_waves: &[],
+    },
+    Ratio {
+        numerator: WAVE_BASH,
+        denominator: GIT_STATUS,
+        bound: None,
+        target_waves: &[],
+    },
+];
+
+fn main() {
+    let started = SystemTime::now();
+    waves();
+    Criterion::default().configure_from_args().final_summary();
+
+    let home = criterion_home(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let mean = |group: &str, files: usize| mean_estimate(&home, group, &files.to_string(), started);
+    say(&report(
+        &[GIT_STATUS, FULL, PATHS, WAVE_WRITE, WAVE_BASH],
+        &REPOS,
+        &RATIOS,
+        mean,
+    ));
+    let largest = REPOS[REPOS.len() - 1];
+    match mean(WAVE_WRITE, largest) {
+        Ok(nanos) => say(&format!(
+            "Path-limited write wave, {largest} files: {} [< {}: {}]",
+            format_duration(nanos),
+            format_duration(WAVE_WRITE_TARGET_NS),
+            if nanos < WAVE_WRITE_TARGET_NS {
+                "met"
+            } else {
+                "MISSED"
+            }
+        )),
+        Err(NoEstimate::NotMeasured) => say("Path-limited write wave: not measured in this run"),
+        Err(NoEstimate::Unreadable(why)) => say(&format!("warning: {why}")),
+    }
+}
