@@ -6,8 +6,11 @@ use super::cache::{ScanCache, content_hash};
 use super::finding::{Finding, Position, Severity, SourceRange};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};
-use ast_grep_config::{CombinedScan, Severity as AstSeverity};
+use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
+use ast_grep_core::NodeMatch;
+use ast_grep_core::matcher::{Matcher, MatcherExt};
 use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
 use rayon::prelude::*;
 use std::io::Read;
@@ -363,42 +366,90 @@ fn severity(severity: &AstSeverity) -> Severity {
     }
 }
 
-/// Parses `text` once and applies every rule for `path` in one traversal.
+/// The comment ast-grep's suppressions start with.
+const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
+
+/// Parses `text` once and applies every rule for `path`.
+///
+/// A file that mentions no suppression comment is matched in one traversal that visits only the
+/// nodes some rule can match (by AST kind). Otherwise ast-grep's own `CombinedScan` runs, so
+/// suppressions and unused-suppression hints behave exactly as in the ast-grep CLI.
 fn analyze_text(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
     let Some(lang) = language_of(path) else {
         return Vec::new();
     };
     let grep = lang.ast_grep(text);
-    let mut combined = CombinedScan::new(rules.rules_for(Path::new(path), lang));
-    combined.set_unused_suppression_rule(rules.unused_suppression());
-    let result = combined.scan(&grep, false);
+    let applicable = rules.rules_for(Path::new(path), lang);
     let mut findings = Vec::new();
-    for (rule, matches) in result.matches {
-        for node in matches {
-            let (start, end) = (node.start_pos(), node.end_pos());
-            findings.push(Finding {
-                rule: rule.id.clone(),
-                severity: severity(&rule.severity),
-                message: rule.get_message(&node),
-                note: rule.note.clone(),
-                path: path.to_owned(),
-                range: SourceRange {
-                    start: Position {
-                        line: start.line(),
-                        column: start.column(&node),
-                    },
-                    end: Position {
-                        line: end.line(),
-                        column: end.column(&node),
-                    },
-                },
-                text_hash: format!(
-                    "{:016x}",
-                    xxhash_rust::xxh3::xxh3_64(node.text().as_bytes())
-                ),
-            });
+    if text.contains(SUPPRESSION_MARKER) {
+        let mut combined = CombinedScan::new(applicable);
+        combined.set_unused_suppression_rule(rules.unused_suppression());
+        for (rule, matches) in combined.scan(&grep, false).matches {
+            findings.extend(matches.iter().map(|node| finding(rule, path, node)));
+        }
+    } else {
+        let by_kind = index_by_kind(&applicable);
+        for node in grep.root().dfs() {
+            let Some(candidates) = by_kind.get(usize::from(node.kind_id())) else {
+                continue;
+            };
+            for &index in candidates {
+                let rule = applicable[index];
+                if let Some(matched) = rule.matcher.match_node(node.clone()) {
+                    findings.push(finding(rule, path, &matched));
+                }
+            }
         }
     }
     findings.sort();
     findings
+}
+
+/// For each AST kind id, the indexes of the rules that can match a node of that kind.
+fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
+    let mut by_kind: Vec<Vec<usize>> = Vec::new();
+    for (index, rule) in rules.iter().enumerate() {
+        for kind in rule
+            .matcher
+            .potential_kinds()
+            .iter()
+            .flat_map(|kinds| kinds.iter())
+        {
+            if by_kind.len() <= kind {
+                by_kind.resize_with(kind + 1, Vec::new);
+            }
+            by_kind[kind].push(index);
+        }
+    }
+    by_kind
+}
+
+/// Normalizes one match of `rule`.
+fn finding(
+    rule: &RuleConfig<SupportLang>,
+    path: &str,
+    node: &NodeMatch<'_, StrDoc<SupportLang>>,
+) -> Finding {
+    let (start, end) = (node.start_pos(), node.end_pos());
+    Finding {
+        rule: rule.id.clone(),
+        severity: severity(&rule.severity),
+        message: rule.get_message(node),
+        note: rule.note.clone(),
+        path: path.to_owned(),
+        range: SourceRange {
+            start: Position {
+                line: start.line(),
+                column: start.column(node),
+            },
+            end: Position {
+                line: end.line(),
+                column: end.column(node),
+            },
+        },
+        text_hash: format!(
+            "{:016x}",
+            xxhash_rust::xxh3::xxh3_64(node.text().as_bytes())
+        ),
+    }
 }

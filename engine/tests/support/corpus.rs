@@ -106,6 +106,8 @@ enum Rule {
 /// One file being written.
 struct Writer {
     rng: Rng,
+    /// Whether this file carries suppression comments at all: most real files have none.
+    suppressions: bool,
     tsx: bool,
     out: String,
     lines: usize,
@@ -279,6 +281,7 @@ impl Writer {
             }
         };
         match finding {
+            Some(_) if !self.suppressions => self.line(indent, &code),
             Some(rule) => {
                 let roll = self.rng.below(100);
                 let reason = self.rng.pick(REASONS);
@@ -317,7 +320,7 @@ impl Writer {
                 }
             }
             None => {
-                if self.rng.chance(3) {
+                if self.suppressions && self.rng.chance(3) {
                     let id = self.rule_id(Rule::NonNull);
                     self.line(
                         indent,
@@ -571,7 +574,7 @@ impl Writer {
         self.line(1, "onSelect?(id: string): void;");
         self.line(0, "}");
         self.blank();
-        if self.rng.chance(30) {
+        if self.suppressions && self.rng.chance(30) {
             let reason = self.rng.pick(REASONS);
             let id = self.rule_id(Rule::DynamicImport);
             self.line(0, &format!("// ast-grep-ignore: {id} -- {reason}"));
@@ -621,14 +624,20 @@ impl Writer {
 }
 
 /// The contents of file `index` of the corpus generated with `seed`.
+/// The share of files with suppression comments (the others are matched by the engine's
+/// single-traversal path; files with suppressions go through ast-grep's `CombinedScan`).
+const SUPPRESSED_FILES_PERCENT: u64 = 30;
+
 fn file_text(index: usize, seed: u64, tsx: bool) -> String {
     let mut writer = Writer {
         rng: Rng(seed ^ (index as u64 + 1).wrapping_mul(0xD6E8_FEB8_6659_FD93)),
+        suppressions: false,
         tsx,
         out: String::new(),
         lines: 0,
         serial: 0,
     };
+    writer.suppressions = writer.rng.chance(SUPPRESSED_FILES_PERCENT);
     let target = 180 + writer.rng.below(180);
     writer.header(index);
     while writer.lines < target {
