@@ -4,7 +4,7 @@
 
 mod wave_support;
 
-use pi_native_hooks::wave::{ResultDecision, SnapshotScope};
+use pi_native_hooks::wave::{CallResult, FinishedCall, ResultDecision, SnapshotScope};
 use pi_native_hooks::workspace::ChangeSet;
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -176,6 +176,28 @@ async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error
     let report = &coordinator.status().recent[0];
     assert_eq!(report.scope, Some(SnapshotScope::Full));
     assert_eq!(report.changes, paths(&["src/app.ts", "src/gen/b.ts"]));
+
+    // The finished wave hands its calls and post-wave snapshot to the layers above.
+    let finished = coordinator.take_finished();
+    assert_eq!(finished.len(), 1);
+    let wave = &finished[0];
+    assert_eq!(wave.report.changes, report.changes);
+    assert_eq!(
+        wave.calls,
+        [FinishedCall {
+            id: "S".into(),
+            tool: "bash".into(),
+            input: json!({ "command": "codegen && exit 3" }),
+            potentially_mutating: true,
+            result: Some(CallResult {
+                is_error: true,
+                exit_code: Some(1)
+            }),
+        }]
+    );
+    let after = wave.after.as_ref().expect("a post-wave snapshot");
+    assert!(after.dirty_paths().contains("src/gen/b.ts"));
+    assert!(coordinator.take_finished().is_empty(), "taken once");
 }
 
 #[tokio::test]
@@ -250,4 +272,6 @@ async fn outside_git_only_explicit_targets_are_known() {
         *scans.lock().unwrap(),
         [("ast-grep:builtin".to_owned(), vec!["a.ts".to_owned()])]
     );
+    let finished = coordinator.take_finished();
+    assert!(finished[0].after.is_none(), "no snapshot outside git");
 }

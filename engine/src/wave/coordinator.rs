@@ -7,6 +7,7 @@
 use super::analysis::AnalysisCoordinator;
 use super::config::WaveConfig;
 use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEvent};
+use super::finished::{FinishedCall, FinishedWave};
 use super::pipeline;
 use super::plan::{BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Wait};
 use super::snapshots::{GitWorkspace, SnapshotScope, SnapshotSource, relative_to};
@@ -44,6 +45,8 @@ pub(super) struct Inner<W: SnapshotSource> {
     tracker: Mutex<Tracker<W::Snapshot>>,
     pub(super) lane: Arc<tokio::sync::Mutex<Lane>>,
     status: Mutex<WaveStatus>,
+    /// Finished waves not yet taken by [`WaveCoordinator::take_finished`].
+    finished: Mutex<Vec<FinishedWave<W::Snapshot>>>,
     busy: Arc<watch::Sender<usize>>,
     /// Cancels post-wave snapshots at shutdown.
     pub(super) stop: CancelToken,
@@ -74,9 +77,19 @@ impl<W: SnapshotSource> Inner<W> {
         lock(&self.status).fail(failure, self.config.history);
     }
 
-    /// Records a finished wave in the status.
-    pub(super) fn record(&self, report: WaveReport) {
-        lock(&self.status).record(report, self.config.history);
+    /// Records a finished wave in the status and hands it to [`WaveCoordinator::take_finished`].
+    pub(super) fn record(
+        &self,
+        report: WaveReport,
+        calls: Vec<FinishedCall>,
+        after: Option<Arc<W::Snapshot>>,
+    ) {
+        lock(&self.status).record(report.clone(), self.config.history);
+        lock(&self.finished).push(FinishedWave {
+            report,
+            calls,
+            after,
+        });
     }
 
     pub(super) fn revision(&self) -> u64 {
@@ -136,13 +149,13 @@ impl<W: SnapshotSource> Inner<W> {
     }
 
     /// A post-wave snapshot of `coverage` and its difference from `before`, on the blocking
-    /// pool.
+    /// pool. Returns the changed paths and the post-wave snapshot.
     pub(super) async fn diff_since(
         &self,
         coverage: &Coverage,
         before: Arc<W::Snapshot>,
         cancel: CancelToken,
-    ) -> Result<BTreeSet<String>, String> {
+    ) -> Result<(BTreeSet<String>, Arc<W::Snapshot>), String> {
         if cancel.is_cancelled() {
             return Err("cancelled".into());
         }
@@ -150,10 +163,11 @@ impl<W: SnapshotSource> Inner<W> {
         let source = Arc::clone(&self.source);
         let diff = tokio::task::spawn_blocking(move || {
             let after = source.capture(&scope, &cancel)?;
-            source.changed_paths(&before, &after)
+            let paths = source.changed_paths(&before, &after)?;
+            Ok::<_, crate::workspace::WorkspaceError>((paths, Arc::new(after)))
         });
         match diff.await {
-            Ok(Ok(paths)) => Ok(paths),
+            Ok(Ok(diff)) => Ok(diff),
             Ok(Err(error)) => Err(error.to_string()),
             Err(error) => Err(format!("the snapshot task failed: {error}")),
         }
@@ -221,6 +235,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
                 tracker: Mutex::new(tracker),
                 lane: Arc::new(tokio::sync::Mutex::new(lane)),
                 status: Mutex::new(WaveStatus::default()),
+                finished: Mutex::new(Vec::new()),
                 busy: Arc::new(watch::channel(0).0),
                 stop: CancelToken::new(),
                 policy_stop: Cancellation::new(),
@@ -282,7 +297,15 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// once. Never turns a result into an error: see [`ToolResultEvent::patch`].
     pub async fn tool_result(&self, event: &ToolResultEvent) -> ResultDecision {
         let info = ToolCallInfo::new(&event.id, &event.name, event.input.clone());
-        let (effects, wait) = self.inner.tracker().tool_result(info, event.is_error);
+        let exit_code = event
+            .structured_content
+            .as_ref()
+            .and_then(|content| content.get("exit_code"))
+            .and_then(serde_json::Value::as_i64);
+        let (effects, wait) = self
+            .inner
+            .tracker()
+            .tool_result(info, event.is_error, exit_code);
         self.inner.apply(effects);
         let (wave, mut rx) = match wait {
             Wait::Immediate(decision) => return decision,
@@ -326,6 +349,13 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     pub async fn idle(&self) {
         let mut rx = self.inner.busy.subscribe();
         let _ = rx.wait_for(|n| *n == 0).await;
+    }
+
+    /// Takes the waves finished since the last call, in the order they finished (which is wave
+    /// order: waves are processed one at a time). Await [`WaveCoordinator::idle`] first to
+    /// include every wave whose calls have all ended.
+    pub fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
+        std::mem::take(&mut *lock(&self.inner.finished))
     }
 
     /// Totals, the workspace revision, recent wave reports and coordinator failures.

@@ -19,6 +19,7 @@ mod carrier;
 mod config;
 mod coordinator;
 mod event;
+mod finished;
 mod pipeline;
 mod plan;
 mod snapshots;
@@ -35,6 +36,7 @@ pub use coordinator::{WaveCoordinator, WaveError};
 pub use event::{
     AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
 };
+pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
 pub use status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport, WaveStatus, WaveTotals};
 pub use tools::{ToolCatalog, ToolClass};

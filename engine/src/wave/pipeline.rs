@@ -3,6 +3,7 @@
 //! its block, the release of every waiter and the wave's report.
 
 use super::coordinator::Inner;
+use super::finished::FinishedCall;
 use super::plan::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
 use super::snapshots::{SnapshotSource, relative_to};
 use super::status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
@@ -56,7 +57,7 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
         return;
     }
     let mut failures = Vec::new();
-    let changes = changes(&inner, &plan, baseline, &mut report, &mut failures).await;
+    let (changes, after) = changes(&inner, &plan, baseline, &mut report, &mut failures).await;
     let advanced = match &changes {
         ChangeSet::Paths(paths) => !paths.is_empty(),
         ChangeSet::Unknown { .. } => true,
@@ -146,7 +147,11 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
     }
     drop(lane);
     report.duration = started.elapsed();
-    inner.record(report);
+    inner.record(report, finished_calls(&plan), after);
+}
+
+fn finished_calls<S>(plan: &WavePlan<S>) -> Vec<FinishedCall> {
+    plan.calls.iter().map(PlannedCall::finished).collect()
 }
 
 /// Releases every waiter of `plan` unchanged and records the report (read-only wave, shutdown
@@ -164,7 +169,7 @@ fn release_unchanged<W: SnapshotSource>(
     report.failures.extend(released.failures);
     report.revision = inner.revision();
     report.duration = started.elapsed();
-    inner.record(report.clone());
+    inner.record(report.clone(), finished_calls(plan), None);
 }
 
 /// The baseline once published (bounded by `timeout`). A baseline whose `tool_call` stopped
@@ -189,14 +194,15 @@ async fn baseline_outcome<S>(handle: &BaselineHandle<S>, timeout: Duration) -> B
 }
 
 /// What the wave changed: the diff of the baseline and a post-wave snapshot of the same scope in
-/// git; the explicit targets outside git; unknown when no safe path set exists.
+/// git; the explicit targets outside git; unknown when no safe path set exists. Also returns the
+/// post-wave snapshot when one was taken.
 async fn changes<W: SnapshotSource>(
     inner: &Arc<Inner<W>>,
     plan: &WavePlan<W::Snapshot>,
     baseline: Option<(BaselineOutcome<W::Snapshot>, Coverage)>,
     report: &mut WaveReport,
     failures: &mut Vec<CoordinatorFailure>,
-) -> ChangeSet {
+) -> (ChangeSet, Option<Arc<W::Snapshot>>) {
     let executed: Vec<&PlannedCall> = plan
         .calls
         .iter()
@@ -215,19 +221,22 @@ async fn changes<W: SnapshotSource>(
                 },
             })
             .collect();
-        return changeset_without_git(inner.source.cwd(), &calls);
+        return (changeset_without_git(inner.source.cwd(), &calls), None);
     }
     let unknown = |reason: String, failures: &mut Vec<CoordinatorFailure>| {
         failures.push(CoordinatorFailure::Baseline {
             wave: plan.wave,
             reason: reason.clone(),
         });
-        ChangeSet::Unknown {
-            reason: format!("no baseline snapshot: {reason}"),
-        }
+        (
+            ChangeSet::Unknown {
+                reason: format!("no baseline snapshot: {reason}"),
+            },
+            None,
+        )
     };
     let (before, coverage) = match baseline {
-        None if executed.is_empty() => return ChangeSet::Paths(BTreeSet::new()),
+        None if executed.is_empty() => return (ChangeSet::Paths(BTreeSet::new()), None),
         None => {
             return unknown(
                 "no `tool_call` was reported before the calls ran".into(),
@@ -242,18 +251,21 @@ async fn changes<W: SnapshotSource>(
         .diff_since(&coverage, before, inner.stop.clone())
         .await;
     match diff {
-        Ok(paths) => {
+        Ok((paths, after)) => {
             report.snapshots = 2;
-            ChangeSet::Paths(paths)
+            (ChangeSet::Paths(paths), Some(after))
         }
         Err(message) => {
             failures.push(CoordinatorFailure::PostSnapshot {
                 wave: plan.wave,
                 message: message.clone(),
             });
-            ChangeSet::Unknown {
-                reason: format!("post-wave snapshot failed: {message}"),
-            }
+            (
+                ChangeSet::Unknown {
+                    reason: format!("post-wave snapshot failed: {message}"),
+                },
+                None,
+            )
         }
     }
 }

@@ -3,6 +3,7 @@
 //! finished wave, and the side effects of an event.
 
 use super::event::ResultDecision;
+use super::finished::{CallResult, FinishedCall};
 use super::status::{CoordinatorFailure, WaveEnd};
 use super::tools::ToolClass;
 use crate::workspace::CancelToken;
@@ -91,8 +92,28 @@ pub(crate) struct PlannedCall {
     pub(crate) class: ToolClass,
     /// The call ran, or may have (a result, or no terminal event at all).
     pub(crate) executed: bool,
+    /// The call's arguments.
+    pub(crate) input: serde_json::Value,
     /// `Some(is_error)` when the call got a real `tool_result`.
     pub(crate) result: Option<bool>,
+    /// The result's `structuredContent.exit_code`, when it had one.
+    pub(crate) exit_code: Option<i64>,
+}
+
+impl PlannedCall {
+    /// The call as a finished wave reports it.
+    pub(crate) fn finished(&self) -> FinishedCall {
+        FinishedCall {
+            id: self.id.clone(),
+            tool: self.name.clone(),
+            input: self.input.clone(),
+            potentially_mutating: self.class.is_mutating(),
+            result: self.result.map(|is_error| CallResult {
+                is_error,
+                exit_code: self.exit_code,
+            }),
+        }
+    }
 }
 
 /// A finished wave, handed to the pipeline.

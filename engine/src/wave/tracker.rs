@@ -27,7 +27,10 @@ use tokio::sync::{oneshot, watch};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Terminal {
-    Result { is_error: bool },
+    Result {
+        is_error: bool,
+        exit_code: Option<i64>,
+    },
     Ended,
     Lost,
 }
@@ -185,7 +188,12 @@ impl<S> Tracker<S> {
         (effects, BaselineWait::Start(BaselineStart { tx, handle }))
     }
 
-    pub(crate) fn tool_result(&mut self, info: ToolCallInfo, is_error: bool) -> (Effects<S>, Wait) {
+    pub(crate) fn tool_result(
+        &mut self,
+        info: ToolCallInfo,
+        is_error: bool,
+        exit_code: Option<i64>,
+    ) -> (Effects<S>, Wait) {
         let mut effects = Effects::default();
         let unchanged = Wait::Immediate(ResultDecision::Unchanged);
         if self.ignored(&info.id, "tool_result", &mut effects) {
@@ -196,7 +204,10 @@ impl<S> Tracker<S> {
             return (effects, unchanged);
         };
         if let Some(call) = self.calls.get_mut(&id) {
-            call.terminal = Some(Terminal::Result { is_error });
+            call.terminal = Some(Terminal::Result {
+                is_error,
+                exit_code,
+            });
         }
         self.close_membership(wave);
         let wait = if self.wave_is_mutating(wave) {
@@ -456,8 +467,13 @@ impl<S> Tracker<S> {
                         call.terminal,
                         Some(Terminal::Result { .. } | Terminal::Lost)
                     ),
+                    input: call.input.clone(),
                     result: match call.terminal {
-                        Some(Terminal::Result { is_error }) => Some(is_error),
+                        Some(Terminal::Result { is_error, .. }) => Some(is_error),
+                        _ => None,
+                    },
+                    exit_code: match call.terminal {
+                        Some(Terminal::Result { exit_code, .. }) => exit_code,
                         _ => None,
                     },
                 };

@@ -1,0 +1,44 @@
+//! Owns what a finished wave hands to the layers above the coordinator (the verification gate):
+//! each call with its input and outcome, and the post-wave snapshot the changes were computed
+//! from. The [`WaveReport`] says what happened; a [`FinishedWave`] also carries what a consumer
+//! needs to judge it.
+
+use super::status::WaveReport;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// How a call that got a `tool_result` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallResult {
+    /// The result's `isError`.
+    pub is_error: bool,
+    /// `structuredContent.exit_code` when it is an integer (`bash` results carry it).
+    pub exit_code: Option<i64>,
+}
+
+/// One call of a finished wave, in source order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinishedCall {
+    /// The tool call id.
+    pub id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The call's arguments.
+    pub input: Value,
+    /// Whether the call may have changed files (`write`, `edit`, `bash`, unknown tools).
+    pub potentially_mutating: bool,
+    /// The result, or `None` when the call got no `tool_result` (invalid, blocked, lost).
+    pub result: Option<CallResult>,
+}
+
+/// A finished wave: its report, its calls and the post-wave snapshot (`None` when the wave took
+/// none: read-only, outside git, or the snapshot failed).
+#[derive(Debug)]
+pub struct FinishedWave<S> {
+    /// What happened.
+    pub report: WaveReport,
+    /// The calls, in source order.
+    pub calls: Vec<FinishedCall>,
+    /// The workspace after the wave.
+    pub after: Option<Arc<S>>,
+}
