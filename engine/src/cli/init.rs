@@ -2,7 +2,7 @@
 //! listing every entry; only missing entries are created and nothing is overwritten.
 
 use super::{ExitStatus, Output};
-use crate::policy::init::{InitContent, InitPlan};
+use crate::policy::init::InitPlan;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `init`.
@@ -23,19 +23,8 @@ pub fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Err(message) => return out.fail(&message),
     };
     let plan = InitPlan::new(&root);
-    let verb = if args.dry_run {
-        "would create"
-    } else {
-        "create"
-    };
-    for entry in &plan.entries {
-        let slash = if entry.content == InitContent::Dir {
-            "/"
-        } else {
-            ""
-        };
-        let state = if entry.exists { "exists (kept)" } else { verb };
-        let _ = writeln!(out.stdout, "{state}: {}{slash}", entry.path.display());
+    for line in plan.describe(args.dry_run) {
+        let _ = writeln!(out.stdout, "{line}");
     }
     if args.dry_run {
         return ExitStatus::Clean;

@@ -107,3 +107,28 @@ fn relative(root: &Path, path: &Path) -> String {
         .to_string_lossy()
         .replace('\\', "/")
 }
+
+/// The report as `pi-native-hooks doctor` and `/hooks-doctor` print it.
+impl std::fmt::Display for DoctorReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "config root: {}", self.root.display())?;
+        match &self.root_status {
+            Ok(()) => writeln!(f, "  ok: exists, owned by you, not writable by others")?,
+            Err(problem) => writeln!(f, "  problem: {problem}")?,
+        }
+        writeln!(f, "rules: {} file(s) read", self.rule_files)?;
+        for problem in &self.rule_problems {
+            writeln!(f, "  problem: {problem}")?;
+        }
+        writeln!(f, "policies: {}", self.policies.len())?;
+        for (path, health) in &self.policies {
+            match health {
+                PolicyHealth::Loaded { id, kind } => {
+                    writeln!(f, "  ok: {id} ({kind}) {}", path.display())?;
+                }
+                PolicyHealth::Failed(reason) => writeln!(f, "  failed: {reason}")?,
+            }
+        }
+        writeln!(f, "registry digest: {}", self.digest)
+    }
+}

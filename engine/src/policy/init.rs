@@ -95,6 +95,24 @@ impl InitPlan {
         }
     }
 
+    /// One line per entry, as `init` and `/hooks-init` show the plan: `would create` (dry
+    /// run) or `create`, or `exists (kept)`; directories end with `/`.
+    pub fn describe(&self, dry_run: bool) -> Vec<String> {
+        let verb = if dry_run { "would create" } else { "create" };
+        self.entries
+            .iter()
+            .map(|entry| {
+                let slash = if entry.content == InitContent::Dir {
+                    "/"
+                } else {
+                    ""
+                };
+                let state = if entry.exists { "exists (kept)" } else { verb };
+                format!("{state}: {}{slash}", entry.path.display())
+            })
+            .collect()
+    }
+
     /// The entries that would be created.
     pub fn to_create(&self) -> impl Iterator<Item = &InitEntry> {
         self.entries.iter().filter(|e| !e.exists)
