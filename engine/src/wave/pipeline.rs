@@ -138,6 +138,11 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
         .collect();
     report.failures = failures;
     report.carrier = block.as_ref().map(|(id, _)| id.clone());
+    drop(lane);
+    report.duration = started.elapsed();
+    // Recorded before any waiter is released: once a `tool_result` handler returns, its wave is
+    // in the status and in `take_finished`.
+    inner.record(report, finished_calls(&plan), after);
     for (id, waiter) in released.waiters {
         let decision = match &block {
             Some((carrier, block)) if *carrier == id => ResultDecision::Append(block.text.clone()),
@@ -145,9 +150,6 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
         };
         let _ = waiter.send(decision);
     }
-    drop(lane);
-    report.duration = started.elapsed();
-    inner.record(report, finished_calls(&plan), after);
 }
 
 fn finished_calls<S>(plan: &WavePlan<S>) -> Vec<FinishedCall> {
@@ -163,13 +165,13 @@ fn release_unchanged<W: SnapshotSource>(
     started: Instant,
 ) {
     let released = inner.tracker().release(plan.wave);
-    for (_, waiter) in released.waiters {
-        let _ = waiter.send(ResultDecision::Unchanged);
-    }
     report.failures.extend(released.failures);
     report.revision = inner.revision();
     report.duration = started.elapsed();
     inner.record(report.clone(), finished_calls(plan), None);
+    for (_, waiter) in released.waiters {
+        let _ = waiter.send(ResultDecision::Unchanged);
+    }
 }
 
 /// The baseline once published (bounded by `timeout`). A baseline whose `tool_call` stopped
