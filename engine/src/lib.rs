@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod delivery;
 pub mod policy;
+pub mod session;
 pub mod state;
 pub mod status;
 pub mod verification;

@@ -1,0 +1,66 @@
+//! Owns forwarding Pi's tool events to the wave coordinator. An inactive session ignores them;
+//! no event can turn a tool result into an error or hold it longer than the wave timeout.
+
+use super::Session;
+use crate::wave::{AssistantMessage, ResultPatch, ToolCallInfo, ToolResultEvent};
+
+impl Session {
+    /// `turn_start`.
+    pub fn turn_start(&self, turn: u64) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.turn_start(turn);
+        }
+    }
+
+    /// `turn_end`.
+    pub fn turn_end(&self) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.turn_end();
+        }
+    }
+
+    /// An assistant `message_end` with its tool calls in source order.
+    pub fn assistant_message(&self, message: AssistantMessage) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.assistant_message(message);
+        }
+    }
+
+    /// `tool_execution_start`.
+    pub fn tool_execution_start(&self, call: ToolCallInfo) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.tool_execution_start(call);
+        }
+    }
+
+    /// `tool_call`: returns once the wave's baseline snapshot is taken (bounded by the timeout).
+    pub async fn tool_call(&self, call: ToolCallInfo) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.tool_call(call).await;
+        }
+    }
+
+    /// `tool_result`: waits for the call's wave (bounded) and returns the patch for the carrier
+    /// — the original content plus the block, with `details`, `structuredContent` and `isError`
+    /// unchanged — or `None` to leave the result as it is.
+    pub async fn tool_result(&self, event: &ToolResultEvent) -> Option<ResultPatch> {
+        let coordinator = self.coordinator.as_ref()?;
+        let decision = coordinator.tool_result(event).await;
+        self.absorb_finished_waves();
+        event.patch(&decision)
+    }
+
+    /// `tool_execution_end`.
+    pub fn tool_execution_end(&self, id: &str) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.tool_execution_end(id);
+        }
+    }
+
+    /// `session_shutdown`: releases every waiting handler unchanged and ignores later events.
+    pub fn shutdown(&self) {
+        if let Some(coordinator) = &self.coordinator {
+            coordinator.shutdown();
+        }
+    }
+}

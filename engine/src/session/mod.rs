@@ -1,0 +1,77 @@
+//! One Pi session over the engine: the single object the Node binding holds per session.
+//!
+//! A [`Session`] loads the config root once (rules, policies, trust checks), then forwards Pi's
+//! tool events to the [`WaveCoordinator`](crate::wave::WaveCoordinator), feeds every finished
+//! wave to the [`VerificationGate`](crate::verification::VerificationGate) in order, and answers
+//! the binding's questions: what to append to a tool result, whether the agent may settle, what
+//! a waiver covers, which state entries to persist, and what the status is. It owns no policy
+//! of its own: each decision comes from the module that owns it.
+//!
+//! Files: `options` (how a session is set up), `open` (loading the config root), `events` (tool
+//! events), `verify` (restore, settle, waiver, feeding the gate), `observe` (finished wave →
+//! gate input), `report` (status model, footer and text).
+
+mod events;
+mod observe;
+mod open;
+mod options;
+mod report;
+mod verify;
+
+pub use observe::observe;
+pub use options::{Clock, SessionOptions, system_clock};
+pub use report::{SessionStatus, footer, render_status};
+pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};
+
+use crate::analysis::RuleError;
+use crate::policy::PolicyRegistry;
+use crate::state::StateEntry;
+use crate::status::AnalyzerStatus;
+use crate::verification::VerificationGate;
+use crate::wave::WaveCoordinator;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// One Pi session. Create it with [`Session::open`] inside a tokio runtime.
+pub struct Session {
+    options: SessionOptions,
+    registry: PolicyRegistry,
+    rule_problems: Vec<RuleError>,
+    /// Why the wave coordinator is not running, when it is not (inactive or failed setup).
+    idle_reason: Option<String>,
+    coordinator: Option<WaveCoordinator>,
+    gate: Mutex<GateState>,
+}
+
+/// What the gate side of a session keeps between calls.
+struct GateState {
+    gate: VerificationGate,
+    /// State entries waiting for the binding to append them.
+    entries: Vec<StateEntry>,
+    /// Warnings from the last restore.
+    state_warnings: Vec<String>,
+    /// Per analyzer: runs, timing and health, folded from finished waves.
+    analyzers: BTreeMap<String, AnalyzerStatus>,
+}
+
+impl Session {
+    /// The session's working directory.
+    pub fn cwd(&self) -> &PathBuf {
+        &self.options.cwd
+    }
+
+    /// The config root this session loaded (or found absent).
+    pub fn config_root(&self) -> &PathBuf {
+        &self.options.config_root
+    }
+
+    /// True when a config root was loaded and the hooks run.
+    pub fn is_active(&self) -> bool {
+        self.registry.is_active()
+    }
+
+    fn gate(&self) -> MutexGuard<'_, GateState> {
+        self.gate.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}

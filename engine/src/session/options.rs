@@ -1,0 +1,50 @@
+//! Owns how a [`Session`](super::Session) is set up: its working directory, the config root it
+//! loads (resolved by the caller: the OS user record in production, a temp dir in tests), the
+//! wave settings, the continuation cap and the clock.
+
+use crate::verification::{DEFAULT_CONTINUATION_CAP, Timestamp};
+use crate::wave::WaveConfig;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Where the session reads the time: every record the gate keeps is stamped with it.
+pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
+
+/// The system clock, in milliseconds since the Unix epoch.
+pub fn system_clock() -> Clock {
+    Arc::new(|| {
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        Timestamp(millis)
+    })
+}
+
+/// How a session is set up.
+#[derive(Clone)]
+pub struct SessionOptions {
+    /// Pi's working directory for the session.
+    pub cwd: PathBuf,
+    /// The config root to load; when it does not exist the session is inactive.
+    pub config_root: PathBuf,
+    /// Wave coordinator settings (timeout, tool catalog, render limits).
+    pub wave: WaveConfig,
+    /// Consecutive continuations without progress before the gate stops forcing.
+    pub continuation_cap: u32,
+    /// The clock.
+    pub clock: Clock,
+}
+
+impl SessionOptions {
+    /// Defaults for `cwd` and `config_root`.
+    pub fn new(cwd: impl Into<PathBuf>, config_root: impl Into<PathBuf>) -> Self {
+        Self {
+            cwd: cwd.into(),
+            config_root: config_root.into(),
+            wave: WaveConfig::default(),
+            continuation_cap: DEFAULT_CONTINUATION_CAP,
+            clock: system_clock(),
+        }
+    }
+}

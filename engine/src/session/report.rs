@@ -1,0 +1,246 @@
+//! Owns what a session shows: the [`SessionStatus`] model behind `/hooks-status` (the engine's
+//! status plus the wave totals and why the hooks are idle, if they are), the compact footer, and
+//! the status as text. The binding only prints these.
+
+use super::Session;
+use crate::status::{ConfigHealth, ConfigStatus, HooksStatus, VerificationStatus};
+use crate::verification::RequirementState;
+use crate::wave::WaveTotals;
+use serde::Serialize;
+use std::fmt::Write;
+
+/// Everything `/hooks-status` shows.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStatus {
+    /// True when a config root was loaded.
+    pub active: bool,
+    /// What to do when the hooks are inactive or idle.
+    pub guidance: Option<String>,
+    /// Config, policies, verification, analyzers, coordinator failures, state warnings.
+    pub hooks: HooksStatus,
+    /// Rule files that did not load.
+    pub rule_problems: Vec<String>,
+    /// Wave totals; `totals.scans` counts analyzer runs.
+    pub totals: WaveTotals,
+}
+
+impl Session {
+    /// The status model, after feeding every finished wave to the gate.
+    pub fn status(&self) -> SessionStatus {
+        self.absorb_finished_waves();
+        let wave = self
+            .coordinator
+            .as_ref()
+            .map(|c| c.status())
+            .unwrap_or_default();
+        let state = self.gate();
+        let hooks = HooksStatus {
+            config: ConfigStatus::of(&self.registry),
+            verification: VerificationStatus::of(&state.gate),
+            analyzers: state.analyzers.values().cloned().collect(),
+            coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),
+            state_warnings: state.state_warnings.clone(),
+        };
+        let guidance = match &hooks.config.health {
+            ConfigHealth::Absent { root } => Some(format!(
+                "pi-native-hooks is inactive: there is no config root at {}. Run /hooks-init to create it with the built-in rules and policies.",
+                root.display()
+            )),
+            ConfigHealth::Untrusted { error, .. } => Some(format!(
+                "pi-native-hooks is inactive: the config root is not trusted ({error}). Fix it, then /reload."
+            )),
+            ConfigHealth::Active { .. } | ConfigHealth::Builtin => self
+                .idle_reason
+                .as_ref()
+                .map(|reason| format!("tool waves are not observed: {reason}")),
+        };
+        SessionStatus {
+            active: self.is_active(),
+            guidance,
+            rule_problems: self.rule_problems.iter().map(ToString::to_string).collect(),
+            hooks,
+            totals: wave.totals,
+        }
+    }
+}
+
+/// True when something failed to load or run: an analyzer, a policy, a rule file, the
+/// coordinator.
+fn degraded(status: &SessionStatus) -> bool {
+    !status.rule_problems.is_empty()
+        || !status.hooks.config.load_errors.is_empty()
+        || status
+            .hooks
+            .analyzers
+            .iter()
+            .any(|a| a.last_error.is_some())
+        || !status.hooks.coordinator_failures.is_empty()
+}
+
+fn count(status: &SessionStatus, states: &[RequirementState]) -> usize {
+    let requirements = &status.hooks.verification.requirements;
+    requirements
+        .iter()
+        .filter(|r| states.contains(&r.state))
+        .count()
+}
+
+const OUTSTANDING: [RequirementState; 5] = [
+    RequirementState::NotRun,
+    RequirementState::Failed,
+    RequirementState::Stale,
+    RequirementState::Unknown,
+    RequirementState::Waived,
+];
+
+/// The footer line (`ctx.ui.setStatus("pi-native-hooks", …)`): diagnostics delivered, the
+/// verification summary, and a degraded marker.
+pub fn footer(status: &SessionStatus) -> String {
+    if !status.active {
+        return "hooks: inactive (/hooks-init)".to_owned();
+    }
+    let mut line = format!("hooks: {} diagnostics", status.totals.delivered);
+    let pending = count(status, &OUTSTANDING[..4]);
+    let waived = count(status, &[RequirementState::Waived]);
+    let passed = count(status, &[RequirementState::Passed]);
+    if pending + waived + passed > 0 {
+        let _ = write!(line, " · checks: {passed} passed, {pending} pending");
+        if waived > 0 {
+            let _ = write!(line, ", {waived} waived");
+        }
+    }
+    if status.hooks.verification.gate.exhausted {
+        line.push_str(" · gate exhausted");
+    }
+    if degraded(status) {
+        line.push_str(" · degraded (/hooks-doctor)");
+    }
+    line
+}
+
+/// The status as `/hooks-status` prints it.
+pub fn render_status(status: &SessionStatus) -> String {
+    let mut out = String::new();
+    let hooks = &status.hooks;
+    let _ = writeln!(
+        out,
+        "pi-native-hooks {}",
+        if status.active { "active" } else { "inactive" }
+    );
+    if let Some(guidance) = &status.guidance {
+        let _ = writeln!(out, "{guidance}");
+    }
+    match &hooks.config.health {
+        ConfigHealth::Active { root } | ConfigHealth::Absent { root } => {
+            let _ = writeln!(out, "config root: {}", root.display());
+        }
+        ConfigHealth::Untrusted { root, error } => {
+            let _ = writeln!(out, "config root: {} (untrusted: {error})", root.display());
+        }
+        ConfigHealth::Builtin => {
+            let _ = writeln!(out, "config: built-in pack");
+        }
+    }
+    if status.active {
+        let _ = writeln!(out, "registry digest: {}", hooks.config.registry_digest);
+        let _ = writeln!(out, "policies:");
+        for policy in &hooks.config.policies {
+            let _ = writeln!(
+                out,
+                "  {} ({}) {}",
+                policy.id,
+                policy.kind,
+                policy.path.display()
+            );
+        }
+    }
+    for error in &hooks.config.load_errors {
+        let _ = writeln!(out, "  failed: {}", error.message);
+    }
+    for problem in &status.rule_problems {
+        let _ = writeln!(out, "  rule problem: {problem}");
+    }
+    let totals = &status.totals;
+    let _ = writeln!(
+        out,
+        "waves: {} ({} mutating), scans: {}, files parsed: {}, cached: {}, diagnostics delivered: {}",
+        totals.waves,
+        totals.mutating_waves,
+        totals.scans,
+        totals.files_parsed,
+        totals.files_cached,
+        totals.delivered
+    );
+    for analyzer in &hooks.analyzers {
+        let last = analyzer
+            .last_duration_micros
+            .map_or_else(|| "-".to_owned(), |m| format!("{m} µs"));
+        let health = analyzer.last_error.as_deref().unwrap_or("ok");
+        let _ = writeln!(
+            out,
+            "analyzer {}: {} runs, last {last}, {health}",
+            analyzer.key, analyzer.runs
+        );
+    }
+    render_verification(&mut out, &hooks.verification);
+    for failure in &hooks.coordinator_failures {
+        let _ = writeln!(out, "coordinator failure: {failure}");
+    }
+    for warning in &hooks.state_warnings {
+        let _ = writeln!(out, "state warning: {warning}");
+    }
+    out
+}
+
+fn render_verification(out: &mut String, verification: &VerificationStatus) {
+    match &verification.project_root {
+        Some(root) => {
+            let _ = writeln!(
+                out,
+                "project: {} (revision {})",
+                root.display(),
+                verification.workspace.revision
+            );
+        }
+        None => {
+            let _ = writeln!(out, "project: not in a git worktree");
+        }
+    }
+    if let Some(unknown) = &verification.workspace.unknown {
+        let _ = writeln!(out, "  workspace unknown: {unknown}");
+    }
+    for problem in &verification.project_problems {
+        let _ = writeln!(out, "  project problem: {problem}");
+    }
+    if verification.requirements.is_empty() {
+        let _ = writeln!(out, "verification: no requirement matches this project");
+    }
+    for requirement in &verification.requirements {
+        let revision = requirement
+            .required_revision
+            .map_or_else(|| "-".to_owned(), |r| r.to_string());
+        let _ = writeln!(
+            out,
+            "  {} `{}`: {} (required revision {revision})",
+            requirement.key, requirement.command, requirement.state
+        );
+        if let Some(waiver) = &requirement.waiver {
+            let _ = writeln!(out, "    waived (not passed): {}", waiver.reason);
+        }
+        if let Some(failure) = &requirement.last_failure {
+            let _ = writeln!(out, "    last failure: {failure}");
+        }
+        if let Some(reason) = &requirement.unknown_reason {
+            let _ = writeln!(out, "    unknown: {reason}");
+        }
+    }
+    let gate = &verification.gate;
+    if gate.exhausted {
+        let _ = writeln!(
+            out,
+            "gate exhausted after {} continuations without progress: checks stay pending",
+            gate.continuations_without_progress
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! The session façade end to end on real git repositories and a real config root (created by
+//! `init` in a temp dir): Pi's events in the order Pi 1.6 sends them, diagnostics appended to
+//! one carrier, the verification gate fed by finished waves, waivers, persisted state and its
+//! restore, and an inactive session without a config root.
+
+use pi_native_hooks::policy::init::InitPlan;
+use pi_native_hooks::session::{Session, SessionOptions, footer, render_status};
+use pi_native_hooks::state::{BranchEntry, StateEntry};
+use pi_native_hooks::verification::{RequirementState, Timestamp};
+use pi_native_hooks::wave::{
+    AssistantMessage, ExecutionMode, ResultPatch, ToolCallInfo, ToolResultEvent,
+};
+use serde_json::{Value, json};
+use std::future::Future;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn write(dir: &Path, relative: &str, text: &str) {
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// A Node project the shipped example verification policy matches (`npm test`).
+fn node_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    write(
+        dir.path(),
+        "package.json",
+        "{ \"name\": \"my-node-project\" }\n",
+    );
+    write(dir.path(), "src/app.ts", "export const app = 1;\n");
+    write(dir.path(), "docs/notes.md", "notes\n");
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-qm", "init"]);
+    dir
+}
+
+/// A config root with the built-in pack, as `pi-native-hooks init` creates it.
+fn config_root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    InitPlan::new(&dir.path().join("pi-native-hooks"))
+        .apply()
+        .expect("init");
+    dir
+}
+
+fn open(repo: &Path, root: &Path) -> Session {
+    let mut options = SessionOptions::new(repo, root.join("pi-native-hooks"));
+    options.clock = Arc::new(|| Timestamp(1_700_000_000_000));
+    Session::open(options)
+}
+
+struct Call {
+    id: &'static str,
+    tool: &'static str,
+    input: Value,
+    is_error: bool,
+    structured: Option<Value>,
+}
+
+fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
+    Call {
+        id,
+        tool,
+        input,
+        is_error: false,
+        structured: None,
+    }
+}
+
+fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
+    Call {
+        id,
+        tool: "bash",
+        input: json!({ "command": command }),
+        is_error: exit_code != 0,
+        structured: Some(json!({ "output": "", "truncated": false, "exit_code": exit_code })),
+    }
+}
+
+/// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
+/// effects, then each result (in reverse order) and its end. Returns each call's patch.
+async fn wave(
+    session: &Session,
+    calls: &[Call],
+    effect: impl FnOnce(),
+) -> Vec<Option<ResultPatch>> {
+    let infos: Vec<ToolCallInfo> = calls
+        .iter()
+        .map(|c| ToolCallInfo::new(c.id, c.tool, c.input.clone()))
+        .collect();
+    session.assistant_message(AssistantMessage {
+        calls: infos.clone(),
+        mode: ExecutionMode::Parallel,
+    });
+    for info in &infos {
+        session.tool_execution_start(info.clone());
+        session.tool_call(info.clone()).await;
+    }
+    effect();
+    let mut patches = vec![None; calls.len()];
+    let results = calls.iter().enumerate().rev().map(|(index, c)| {
+        let event = ToolResultEvent {
+            id: c.id.to_owned(),
+            name: c.tool.to_owned(),
+            input: c.input.clone(),
+            content: vec![json!({ "type": "text", "text": format!("{} done", c.id) })],
+            details: None,
+            structured_content: c.structured.clone(),
+            is_error: c.is_error,
+        };
+        async move { (index, session.tool_result(&event).await) }
+    });
+    for (index, patch) in join_all(results.collect()).await {
+        patches[index] = patch;
+        session.tool_execution_end(calls[index].id);
+    }
+    patches
+}
+
+/// Polls every future together, as Pi runs sibling `tool_result` handlers concurrently (the
+/// carrier's handler waits until every sibling is terminal).
+async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut pinned: Vec<_> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = pinned.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, future) in outputs.iter_mut().zip(pinned.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(value) => *slot = Some(value),
+                    std::task::Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            std::task::Poll::Pending
+        } else {
+            std::task::Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
+}
+
+fn block(patch: &ResultPatch) -> &str {
+    patch
+        .content
+        .last()
+        .and_then(|c| c["text"].as_str())
+        .expect("a text block")
+}
+
+fn branch(entries: &[StateEntry]) -> Vec<BranchEntry> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| BranchEntry {
+            id: format!("e{i}"),
+            custom_type: e.custom_type.to_owned(),
+            data: e.data.clone(),
+        })
+        .collect()
+}
+
+fn state_of(session: &Session) -> Vec<RequirementState> {
+    session
+        .status()
+        .hooks
+        .verification
+        .requirements
+        .iter()
+        .map(|r| r.state)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_wave_gets_one_block_and_arms_the_gate_until_the_exact_command_passes() {
+    let (repo, root) = (node_repo(), config_root());
+    let session = open(repo.path(), root.path());
+    assert!(session.restore(&[]).await.restored_from.is_none());
+    assert_eq!(state_of(&session), [RequirementState::Inactive]);
+
+    let dir = repo.path().to_path_buf();
+    let patches = wave(
+        &session,
+        &[
+            call("A", "write", json!({ "path": "src/a.ts", "content": "x" })),
+            call("B", "write", json!({ "path": "src/b.tsx", "content": "y" })),
+        ],
+        || {
+            write(
+                &dir,
+                "src/a.ts",
+                "declare const u: { n?: string };\nexport const a = u!.n;\n",
+            );
+            write(
+                &dir,
+                "src/b.tsx",
+                "export const B = () => <div>{String(import(\"./c\"))}</div>;\n",
+            );
+        },
+    )
+    .await;
+    let carrier = patches[1]
+        .as_ref()
+        .expect("the last mutating call carries the block");
+    assert!(patches[0].is_none(), "exactly one carrier");
+    let text = block(carrier);
+    assert!(
+        text.contains("src/a.ts:2:18") && text.contains("typescript-no-non-null-assertion-ts"),
+        "{text}"
+    );
+    assert!(
+        text.contains("src/b.tsx:1:37") && text.contains("typescript-no-dynamic-import-tsx"),
+        "{text}"
+    );
+    assert!(
+        text.contains("// ast-grep-ignore: typescript-no-dynamic-import-tsx -- <reason>"),
+        "{text}"
+    );
+    assert_eq!(
+        (carrier.is_error, carrier.content[0]["text"].as_str()),
+        (false, Some("B done"))
+    );
+
+    let status = session.status();
+    assert_eq!(status.totals.scans, 1, "one scan for the wave");
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    assert!(
+        !session.take_state_entries().is_empty(),
+        "arming is persisted"
+    );
+
+    let settle = session.before_settle().await;
+    let message = settle.message.expect("the gate sends the agent back");
+    assert!(
+        message.contains("`npm test`") && message.contains(&repo.path().display().to_string()),
+        "{message}"
+    );
+    assert!(message.contains("pi_hooks_waive_verification"), "{message}");
+
+    // A different command, then a failing run, do not count.
+    wave(&session, &[bash("C", "npm test -- --watch", 0)], || {}).await;
+    wave(&session, &[bash("D", "npm test", 1)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::Failed]);
+    assert!(session.before_settle().await.message.is_some());
+
+    wave(&session, &[bash("E", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::Passed]);
+    let settle = session.before_settle().await;
+    assert_eq!(settle.message, None);
+    assert!(
+        footer(&session.status()).contains("checks: 1 passed, 0 pending"),
+        "{}",
+        footer(&session.status())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_waiver_needs_a_reason_clears_the_gate_and_expires_at_the_next_relevant_change() {
+    let (repo, root) = (node_repo(), config_root());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let refused = session.waive("W0", "nothing to skip").await;
+    assert!(
+        refused.waiver.is_none() && refused.message.contains("nothing to waive"),
+        "{}",
+        refused.message
+    );
+
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 2;\n"),
+    )
+    .await;
+    let empty = session.waive("W1", "   ").await;
+    assert!(
+        empty.waiver.is_none() && empty.message.contains("needs a reason"),
+        "{}",
+        empty.message
+    );
+
+    let waived = session.waive("W2", "the registry is offline").await;
+    assert!(waived.waiver.is_some());
+    assert!(
+        waived
+            .message
+            .contains("Verification skipped (waived, not passed)")
+            && waived.message.contains("`npm test`"),
+        "{}",
+        waived.message
+    );
+    assert!(!waived.entries.is_empty(), "the waiver is persisted");
+    assert_eq!(state_of(&session), [RequirementState::Waived]);
+    assert_eq!(session.before_settle().await.message, None);
+
+    // Documentation is irrelevant to `npm test`: the waiver holds.
+    wave(
+        &session,
+        &[call("B", "edit", json!({ "path": "docs/notes.md" }))],
+        || write(&dir, "docs/notes.md", "more\n"),
+    )
+    .await;
+    assert_eq!(state_of(&session), [RequirementState::Waived]);
+    // Code is relevant: the waiver expires.
+    wave(
+        &session,
+        &[call("C", "edit", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 3;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&session), [RequirementState::Stale]);
+    assert!(session.before_settle().await.message.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn state_entries_restore_an_armed_gate_in_a_new_session() {
+    let (repo, root) = (node_repo(), config_root());
+    let first = open(repo.path(), root.path());
+    let mut entries = first.restore(&[]).await.entries;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &first,
+        &[call("A", "write", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 2;\n"),
+    )
+    .await;
+    entries.extend(first.take_state_entries());
+    first.shutdown();
+
+    let second = open(repo.path(), root.path());
+    let restored = second.restore(&branch(&entries)).await;
+    assert!(restored.restored_from.is_some());
+    assert_eq!(state_of(&second), [RequirementState::NotRun]);
+    assert!(second.before_settle().await.message.is_some());
+
+    // A fresh branch (no entries) treats the dirty file as an unarmed baseline.
+    let third = open(repo.path(), root.path());
+    third.restore(&[]).await;
+    assert_eq!(state_of(&third), [RequirementState::Inactive]);
+    assert_eq!(third.before_settle().await.message, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_config_root_the_session_is_inactive_and_says_how_to_start() {
+    let repo = node_repo();
+    let missing = tempfile::tempdir().expect("temp dir");
+    let session = Session::open(SessionOptions::new(
+        repo.path(),
+        missing.path().join("absent"),
+    ));
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    let patches = wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/a.ts" }))],
+        || write(&dir, "src/a.ts", "export const a = b!;\n"),
+    )
+    .await;
+    assert_eq!(patches, [None]);
+    assert_eq!(session.before_settle().await.message, None);
+    let status = session.status();
+    assert!(!status.active);
+    assert_eq!(footer(&status), "hooks: inactive (/hooks-init)");
+    let text = render_status(&status);
+    assert!(
+        text.contains("pi-native-hooks inactive") && text.contains("Run /hooks-init"),
+        "{text}"
+    );
+}
