@@ -65,6 +65,33 @@ impl Session {
     }
 }
 
+impl Session {
+    /// The `/hooks-doctor` text: the config root's trust checks, rule files and policies (read
+    /// again from disk), then each analyzer's health and the coordinator's failures.
+    pub fn doctor_text(&self) -> String {
+        let mut out = crate::policy::doctor::doctor(&self.options.config_root).to_string();
+        let status = self.status();
+        if let Some(reason) = &self.idle_reason {
+            let _ = writeln!(out, "tool waves: not observed ({reason})");
+        }
+        for analyzer in &status.hooks.analyzers {
+            let health = analyzer.last_error.as_deref().unwrap_or("ok");
+            let _ = writeln!(
+                out,
+                "analyzer {}: {} runs, {health}",
+                analyzer.key, analyzer.runs
+            );
+        }
+        for problem in &status.rule_problems {
+            let _ = writeln!(out, "rule problem: {problem}");
+        }
+        for failure in &status.hooks.coordinator_failures {
+            let _ = writeln!(out, "coordinator failure: {failure}");
+        }
+        out
+    }
+}
+
 /// True when something failed to load or run: an analyzer, a policy, a rule file, the
 /// coordinator.
 fn degraded(status: &SessionStatus) -> bool {
