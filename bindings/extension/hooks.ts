@@ -1,0 +1,187 @@
+// The pi-native-hooks extension: a thin adapter that forwards Pi's events to the engine's
+// session and applies its decisions. Every handler is guarded: a failure is reported through
+// ctx.ui.notify and the footer, and never blocks or changes a tool result.
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { Type } from "typebox";
+import { type HookSession, type PersistedEntry, native } from "./native.ts";
+
+/** The `customType` of the gate's continuation message. */
+export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
+/** The waiver tool's name. */
+export const WAIVER_TOOL = "pi_hooks_waive_verification";
+const STATUS_KEY = "pi-native-hooks";
+
+export interface PiNativeHooksOptions {
+  /** Load this config root instead of the personal one (tests only: production resolves
+   *  `~/.config/pi-native-hooks` from the OS user record, never from `$HOME`). */
+  configRoot?: string;
+  /** Consecutive continuations without progress before the gate stops forcing (default 8). */
+  continuationCap?: number;
+  /** The longest a tool handler waits for its wave, in milliseconds (default 10,000). */
+  waveTimeoutMs?: number;
+}
+
+/** Builds the extension. The package's default export calls it without options. */
+export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
+  return (pi: ExtensionAPI) => {
+    let session: HookSession | undefined;
+    let failed = false;
+
+    const persist = (entries: PersistedEntry[]) => {
+      for (const entry of entries) pi.appendEntry(entry.customType, entry.data);
+    };
+    const showFooter = (ctx: ExtensionContext) => {
+      if (!session) return;
+      const degraded = failed && !session.footer().includes("degraded") ? " · degraded (handler error)" : "";
+      ctx.ui.setStatus(STATUS_KEY, session.footer() + degraded);
+    };
+    /** Runs a handler body; on failure reports it and returns undefined (the result stays intact). */
+    const guard = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
+      try {
+        return await body();
+      } catch (error) {
+        failed = true;
+        ctx.ui.notify(`pi-native-hooks: ${what} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
+        showFooter(ctx);
+        return undefined;
+      }
+    };
+    const branchEntries = (ctx: ExtensionContext) =>
+      ctx.sessionManager
+        .getBranch()
+        .flatMap((entry: any) => (entry.type === "custom" ? [{ id: entry.id, customType: entry.customType, data: entry.data ?? null }] : []));
+    const restore = async (ctx: ExtensionContext) => {
+      if (!session) return;
+      const restored = await session.restore(branchEntries(ctx));
+      persist(restored.entries);
+      for (const warning of restored.warnings) ctx.ui.notify(`pi-native-hooks: ${warning}`, "warning");
+      showFooter(ctx);
+    };
+
+    pi.on("session_start", (_event, ctx) =>
+      guard(ctx, "session_start", async () => {
+        session?.shutdown();
+        session = await native.openSession({
+          cwd: ctx.cwd,
+          configRoot: options.configRoot,
+          continuationCap: options.continuationCap,
+          waveTimeoutMs: options.waveTimeoutMs,
+        });
+        await restore(ctx);
+      }),
+    );
+    pi.on("session_tree", (_event, ctx) => guard(ctx, "session_tree", () => restore(ctx)));
+    pi.on("session_shutdown", (_event, ctx) =>
+      guard(ctx, "session_shutdown", () => {
+        session?.shutdown();
+        session = undefined;
+        ctx.ui.setStatus(STATUS_KEY, undefined);
+      }),
+    );
+
+    pi.on("turn_start", (event, ctx) => guard(ctx, "turn_start", () => session?.turnStart(event.turnIndex)));
+    pi.on("turn_end", (_event, ctx) =>
+      guard(ctx, "turn_end", () => {
+        session?.turnEnd();
+        showFooter(ctx);
+      }),
+    );
+    pi.on("message_end", (event, ctx) =>
+      guard(ctx, "message_end", () => {
+        if (event.message.role !== "assistant") return;
+        const calls = (event.message.content as any[]).filter((block) => block.type === "toolCall");
+        if (calls.length > 0) session?.assistantMessage(calls, false);
+      }),
+    );
+    pi.on("tool_execution_start", (event, ctx) =>
+      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart(event.toolCallId, event.toolName, event.args)),
+    );
+    pi.on("tool_call", async (event, ctx) => {
+      await guard(ctx, "tool_call", () => session?.toolCall(event.toolCallId, event.toolName, event.input));
+      return undefined; // never blocks a call
+    });
+    pi.on("tool_result", (event, ctx) =>
+      guard(ctx, "tool_result", async () => {
+        if (!session) return undefined;
+        const patch = await session.toolResult(event);
+        persist(session.takeStateEntries());
+        showFooter(ctx);
+        return patch ?? undefined;
+      }),
+    );
+    pi.on("tool_execution_end", (event, ctx) => guard(ctx, "tool_execution_end", () => session?.toolExecutionEnd(event.toolCallId)));
+
+    pi.on("agent_before_settle", (event, ctx) =>
+      guard(ctx, "agent_before_settle", async () => {
+        if (!session) return undefined;
+        const decision = await session.beforeSettle();
+        persist(decision.entries);
+        if (decision.notification) ctx.ui.notify(decision.notification, "warning");
+        showFooter(ctx);
+        if (!decision.message) return undefined;
+        return {
+          entries: [...event.entries, { type: "custom_message" as const, customType: VERIFICATION_MESSAGE, content: decision.message, display: true }],
+          continue: true,
+        };
+      }),
+    );
+    // Only the newest gate message stays in the model's copy of the conversation.
+    pi.on("context", (event, ctx) =>
+      guard(ctx, "context", () => {
+        const gates = event.messages.flatMap((message: any, index) =>
+          message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
+        );
+        if (gates.length < 2) return undefined;
+        const older = new Set(gates.slice(0, -1));
+        return { messages: event.messages.filter((_, index) => !older.has(index)) };
+      }),
+    );
+
+    pi.registerTool({
+      name: WAIVER_TOOL,
+      label: "Waive verification",
+      description:
+        "Skip the outstanding required verification checks when they cannot be run, with a reason. " +
+        "The checks are recorded as waived (never as passed) and the next relevant change expires the waiver.",
+      parameters: Type.Object({
+        reason: Type.String({ description: "Why the required checks cannot be run now (recorded and shown to the user)." }),
+      }),
+      async execute(toolCallId, params) {
+        if (!session) throw new Error("pi-native-hooks is not running in this session");
+        const result = await session.waive(toolCallId, params.reason);
+        persist(result.entries);
+        if (!result.recorded) throw new Error(result.message);
+        return { content: [{ type: "text", text: result.message }], details: { recorded: true } };
+      },
+    });
+
+    pi.registerCommand("hooks-status", {
+      description: "Show pi-native-hooks: config, policies, analyzer and verification status",
+      handler: async (_args, ctx) => {
+        await guard(ctx, "/hooks-status", () => ctx.ui.notify(session ? session.statusText() : "pi-native-hooks has not started", "info"));
+      },
+    });
+    pi.registerCommand("hooks-doctor", {
+      description: "Check the pi-native-hooks config root: trust, rules, policies, analyzer health",
+      handler: async (_args, ctx) => {
+        await guard(ctx, "/hooks-doctor", async () => ctx.ui.notify(session ? await session.doctor() : "pi-native-hooks has not started", "info"));
+      },
+    });
+    pi.registerCommand("hooks-init", {
+      description: "Create the pi-native-hooks config root with the built-in rules and policies",
+      handler: async (_args, ctx) => {
+        await guard(ctx, "/hooks-init", async () => {
+          if (!session) return;
+          const plan = session.initPlan();
+          const missing = plan.filter((line) => line.startsWith("would create"));
+          ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.join("\n")}`, "info");
+          if (missing.length === 0) return ctx.ui.notify("Nothing to create: every entry exists.", "info");
+          if (!ctx.hasUI) return ctx.ui.notify("No interactive UI: nothing was written. Run `pi-native-hooks init` in a terminal.", "info");
+          if (!(await ctx.ui.confirm("Create the pi-native-hooks config?", `${missing.length} entries under ${session.configRoot}`))) return;
+          const created = await session.initApply();
+          ctx.ui.notify(`Created ${created.length} entries under ${session.configRoot}. Run /reload to activate them.`, "info");
+        });
+      },
+    });
+  };
+}

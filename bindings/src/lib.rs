@@ -1,0 +1,14 @@
+//! Node binding of the pi-native-hooks engine, loaded by the Pi extension.
+//!
+//! One bound type per file: [`HookSession`](session::HookSession) wraps the engine's
+//! [`Session`](pi_native_hooks::session::Session) (one per Pi session), [`open_session`] creates
+//! it, and `types` holds the plain objects crossing the boundary. Every method only translates:
+//! the logic lives in the engine, where it is tested. Engine errors become JS errors with a code.
+
+mod error;
+mod open;
+mod session;
+mod types;
+
+pub use open::open_session;
+pub use session::HookSession;

@@ -1,0 +1,30 @@
+//! Opening a session: resolves the config root (explicit, or from the OS user record) and loads
+//! it on napi's async runtime, off the JS thread.
+
+use crate::error::js_error;
+use crate::session::HookSession;
+use crate::types::SessionOptions;
+use napi_derive::napi;
+use pi_native_hooks::config::root::personal_root;
+use pi_native_hooks::session::{Session, SessionOptions as EngineOptions};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
+/// checks); an absent root gives an inactive session whose status explains `/hooks-init`.
+#[napi]
+pub async fn open_session(options: SessionOptions) -> napi::Result<HookSession> {
+    let root = match options.config_root {
+        Some(root) => PathBuf::from(root),
+        None => personal_root().map_err(|error| js_error("PNH_CONFIG_ROOT", error))?,
+    };
+    let mut engine = EngineOptions::new(&options.cwd, root);
+    if let Some(cap) = options.continuation_cap {
+        engine.continuation_cap = cap;
+    }
+    if let Some(millis) = options.wave_timeout_ms {
+        engine.wave.timeout = Duration::from_millis(u64::from(millis));
+    }
+    Ok(HookSession::new(Arc::new(Session::open(engine))))
+}
