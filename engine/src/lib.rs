@@ -1,7 +1,8 @@
 //! pi-native-hooks engine: everything the Pi extension and the `pi-native-hooks` CLI do, as a library.
 //!
-//! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → (later: wave,
-//! delivery, verification, state). The CLI ([`cli`]) and the Node binding sit on top and own no logic.
+//! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → [`delivery`] →
+//! [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one object a Pi
+//! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
 
 pub mod analysis;
 pub mod cli;
