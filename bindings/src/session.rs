@@ -190,7 +190,7 @@ impl HookSession {
     /// The compact footer line.
     #[napi]
     pub fn footer(&self) -> String {
-        footer(&self.inner.status())
+        footer(&self.inner.footer_summary())
     }
 
     /// The `/hooks-doctor` text: config root, trust checks, policy load results, analyzer

@@ -326,7 +326,7 @@ fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
 
 #[test]
 fn the_repository_s_own_extension_passes_its_own_rules() {
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let (code, stdout, stderr) = check(&repo, &["--config", ".", "bindings/extension"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }

@@ -273,9 +273,9 @@ async fn a_write_wave_gets_one_block_and_arms_the_gate_until_the_exact_command_p
     let settle = session.before_settle().await;
     assert_eq!(settle.message, None);
     assert!(
-        footer(&session.status()).contains("checks: 1 passed, 0 pending"),
+        footer(&session.footer_summary()).contains("checks: 1 passed, 0 pending"),
         "{}",
-        footer(&session.status())
+        footer(&session.footer_summary())
     );
 }
 
@@ -386,7 +386,10 @@ async fn without_a_config_root_the_session_is_inactive_and_says_how_to_start() {
     assert_eq!(session.before_settle().await.message, None);
     let status = session.status();
     assert!(!status.active);
-    assert_eq!(footer(&status), "hooks: inactive (/hooks-init)");
+    assert_eq!(
+        footer(&session.footer_summary()),
+        "hooks: inactive (/hooks-init)"
+    );
     let text = render_status(&status);
     assert!(
         text.contains("pi-native-hooks inactive") && text.contains("Run /hooks-init"),

@@ -20,7 +20,7 @@ mod verify;
 
 pub use observe::observe;
 pub use options::{Clock, SessionOptions, system_clock};
-pub use report::{SessionStatus, footer, render_status};
+pub use report::{FooterSummary, SessionStatus, footer, render_status};
 pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};
 
 use crate::analysis::RuleError;

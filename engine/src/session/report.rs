@@ -92,55 +92,82 @@ impl Session {
     }
 }
 
-/// True when something failed to load or run: an analyzer, a policy, a rule file, the
-/// coordinator.
-fn degraded(status: &SessionStatus) -> bool {
-    !status.rule_problems.is_empty()
-        || !status.hooks.config.load_errors.is_empty()
-        || status
-            .hooks
-            .analyzers
-            .iter()
-            .any(|a| a.last_error.is_some())
-        || !status.hooks.coordinator_failures.is_empty()
+/// What the footer shows, gathered without building the whole status (it is refreshed after
+/// every wave).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FooterSummary {
+    /// True when a config root was loaded.
+    pub active: bool,
+    /// Diagnostics delivered so far.
+    pub delivered: u64,
+    /// Requirements that passed.
+    pub passed: usize,
+    /// Armed requirements neither passed nor waived.
+    pub pending: usize,
+    /// Requirements currently waived.
+    pub waived: usize,
+    /// The gate stopped forcing.
+    pub exhausted: bool,
+    /// Something failed to load or run: a rule file, a policy, an analyzer, the coordinator.
+    pub degraded: bool,
 }
 
-fn count(status: &SessionStatus, states: &[RequirementState]) -> usize {
-    let requirements = &status.hooks.verification.requirements;
-    requirements
-        .iter()
-        .filter(|r| states.contains(&r.state))
-        .count()
+impl Session {
+    /// The footer's data.
+    pub fn footer_summary(&self) -> FooterSummary {
+        self.absorb_finished_waves();
+        let totals = self
+            .coordinator
+            .as_ref()
+            .map(|c| c.totals())
+            .unwrap_or_default();
+        let state = self.gate();
+        let mut summary = FooterSummary {
+            active: self.is_active(),
+            delivered: totals.delivered,
+            exhausted: state.gate.cap().is_exhausted(),
+            degraded: !self.rule_problems.is_empty()
+                || !self.registry.problems().is_empty()
+                || state.analyzers.values().any(|a| a.last_error.is_some())
+                || totals.coordinator_failures > 0,
+            ..FooterSummary::default()
+        };
+        for requirement in state.gate.requirements() {
+            match requirement.state() {
+                RequirementState::Passed => summary.passed += 1,
+                RequirementState::Waived => summary.waived += 1,
+                RequirementState::NotRun
+                | RequirementState::Failed
+                | RequirementState::Stale
+                | RequirementState::Unknown => summary.pending += 1,
+                RequirementState::Inactive => {}
+            }
+        }
+        summary
+    }
 }
-
-const OUTSTANDING: [RequirementState; 5] = [
-    RequirementState::NotRun,
-    RequirementState::Failed,
-    RequirementState::Stale,
-    RequirementState::Unknown,
-    RequirementState::Waived,
-];
 
 /// The footer line (`ctx.ui.setStatus("pi-native-hooks", …)`): diagnostics delivered, the
 /// verification summary, and a degraded marker.
-pub fn footer(status: &SessionStatus) -> String {
-    if !status.active {
+pub fn footer(summary: &FooterSummary) -> String {
+    if !summary.active {
         return "hooks: inactive (/hooks-init)".to_owned();
     }
-    let mut line = format!("hooks: {} diagnostics", status.totals.delivered);
-    let pending = count(status, &OUTSTANDING[..4]);
-    let waived = count(status, &[RequirementState::Waived]);
-    let passed = count(status, &[RequirementState::Passed]);
-    if pending + waived + passed > 0 {
-        let _ = write!(line, " · checks: {passed} passed, {pending} pending");
-        if waived > 0 {
-            let _ = write!(line, ", {waived} waived");
+    let mut line = format!("hooks: {} diagnostics", summary.delivered);
+    if summary.passed + summary.pending + summary.waived > 0 {
+        let _ = write!(
+            line,
+            " · checks: {} passed, {} pending",
+            summary.passed, summary.pending
+        );
+        if summary.waived > 0 {
+            let _ = write!(line, ", {} waived", summary.waived);
         }
     }
-    if status.hooks.verification.gate.exhausted {
+    if summary.exhausted {
         line.push_str(" · gate exhausted");
     }
-    if degraded(status) {
+    if summary.degraded {
         line.push_str(" · degraded (/hooks-doctor)");
     }
     line

@@ -11,7 +11,7 @@ use super::finished::{FinishedCall, FinishedWave};
 use super::pipeline;
 use super::plan::{BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Wait};
 use super::snapshots::{GitWorkspace, SnapshotScope, SnapshotSource, relative_to};
-use super::status::{CoordinatorFailure, WaveReport, WaveStatus};
+use super::status::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
 use super::tracker::Tracker;
 use crate::delivery::DeliveryMemory;
 use crate::policy::Cancellation;
@@ -361,5 +361,10 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// Totals, the workspace revision, recent wave reports and coordinator failures.
     pub fn status(&self) -> WaveStatus {
         lock(&self.inner.status).clone()
+    }
+
+    /// The running totals alone (cheap: no report history is copied).
+    pub fn totals(&self) -> WaveTotals {
+        lock(&self.inner.status).totals.clone()
     }
 }
