@@ -221,3 +221,67 @@ fn restore_in_a_fresh_session_with_dirty_files_arms_nothing() {
     assert_eq!(session.state("test"), RequirementState::Inactive);
     assert_eq!(session.settle(), SettleDecision::Settle);
 }
+
+/// Every integer of `value` as a float, the way a JavaScript host hands JSON numbers back.
+fn as_javascript_numbers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) => {
+            let float = number.as_f64().expect("a finite number");
+            *number = serde_json::Number::from_f64(float).expect("a finite number");
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(as_javascript_numbers),
+        serde_json::Value::Object(map) => map.values_mut().for_each(as_javascript_numbers),
+        _ => {}
+    }
+}
+
+#[test]
+fn entries_whose_integers_came_back_as_floats_restore() {
+    let mut session = passed();
+    session.edit("src/a.ts", "export const a = 3;\n");
+    session.waive("offline").expect("waiver");
+    let entries = session.branch.len();
+    for entry in &mut session.branch {
+        as_javascript_numbers(&mut entry.data);
+    }
+    assert!(
+        session
+            .branch
+            .iter()
+            .any(|e| e.data.to_string().contains(".0")),
+        "the fixture holds floats"
+    );
+    let revision = session.gate.revision();
+    let session = session.resume();
+
+    assert!(
+        session.restored.warnings.is_empty(),
+        "{:?}",
+        session.restored.warnings
+    );
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-4"));
+    assert_eq!(session.state("test"), RequirementState::Waived);
+    assert_eq!(session.gate.revision(), revision);
+    assert_eq!(session.gate.waivers().len(), 1);
+    assert_eq!(
+        session.branch.len(),
+        entries,
+        "an unchanged restore appends nothing"
+    );
+}
+
+#[test]
+fn a_fractional_number_in_an_integer_field_is_still_malformed() {
+    let mut session = passed();
+    let mut data = session.branch.last().expect("an entry").data.clone();
+    data["gate"]["revision"] = serde_json::json!(1.5);
+    session.branch.push(entry("fractional", data));
+    let session = session.resume();
+
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+    assert_eq!(session.restored.warnings[0].entry_id, "fractional");
+    assert!(matches!(
+        session.restored.warnings[0].problem,
+        StateProblem::Malformed(_)
+    ));
+}

@@ -4,6 +4,7 @@
 
 use crate::verification::{GateSnapshot, VerificationGate};
 use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
 
 /// The `customType` of state entries.
 pub const STATE_ENTRY_TYPE: &str = "pi-native-hooks-state";
@@ -20,7 +21,7 @@ pub struct StateEntry {
     /// Always [`STATE_ENTRY_TYPE`].
     pub custom_type: &'static str,
     /// The versioned state.
-    pub data: serde_json::Value,
+    pub data: Value,
 }
 
 /// Why the state could not be written.
@@ -72,8 +73,16 @@ pub fn take_entry(gate: &mut VerificationGate) -> Result<Option<StateEntry>, Sta
     }))
 }
 
+/// The largest integer a JSON number written by a JavaScript host holds exactly (2^53).
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
 /// Decodes the data of a state entry.
-pub(crate) fn decode(data: &serde_json::Value) -> Result<GateSnapshot, StateProblem> {
+///
+/// JSON has a single number type and a JavaScript host keeps every number as a double, so an
+/// entry that went through one (Pi's session file, the Node binding) may hold an integer field
+/// such as a timestamp as `1796055723096.0`. Integral numbers are read back as integers before
+/// decoding; a fractional number in an integer field is still malformed.
+pub(crate) fn decode(data: &Value) -> Result<GateSnapshot, StateProblem> {
     let Version { version } = Version::deserialize(data)
         .map_err(|error| StateProblem::Malformed(format!("no version: {error}")))?;
     if version != STATE_VERSION {
@@ -87,7 +96,33 @@ pub(crate) fn decode(data: &serde_json::Value) -> Result<GateSnapshot, StateProb
             },
         );
     }
-    Envelope::deserialize(data)
+    let mut data = data.clone();
+    integral_numbers_as_integers(&mut data);
+    Envelope::deserialize(&data)
         .map(|envelope| envelope.gate)
         .map_err(|error| StateProblem::Malformed(error.to_string()))
+}
+
+/// Rewrites every floating-point number of `value` that holds an exact integer as that integer.
+fn integral_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            let Some(float) = number.as_f64().filter(|_| number.is_f64()) else {
+                return;
+            };
+            if float.fract() != 0.0 || float.abs() > MAX_EXACT_INTEGER {
+                return;
+            }
+            // Exact: the value is integral and within ±2^53.
+            let integer = if float < 0.0 {
+                Number::from(float as i64)
+            } else {
+                Number::from(float as u64)
+            };
+            *number = integer;
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_numbers_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
 }
