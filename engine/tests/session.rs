@@ -396,3 +396,92 @@ async fn without_a_config_root_the_session_is_inactive_and_says_how_to_start() {
         "{text}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_footer() {
+    let (repo, root) = (node_repo(), config_root());
+    let policy = root.path().join("pi-native-hooks/policies/throws.rhai");
+    std::fs::write(
+        &policy,
+        "const ID = \"throws\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\n\
+         const RULES = [\"typescript-no-non-null-assertion-ts\"];\n\n\
+         fn evaluate(snapshot) {\n    throw \"no luck\";\n}\n",
+    )
+    .expect("write the policy");
+    let mut permissions = std::fs::metadata(&policy).expect("stat").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o600);
+    std::fs::set_permissions(&policy, permissions).expect("chmod");
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    assert_eq!(footer(&session.footer_summary()), "hooks: 0 diagnostics");
+
+    let dir = repo.path().to_path_buf();
+    let patches = wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/a.ts" }))],
+        || {
+            write(
+                &dir,
+                "src/a.ts",
+                "declare const u: { n?: string };\nexport const a = u!.n;\n",
+            )
+        },
+    )
+    .await;
+    let text = block(
+        patches[0]
+            .as_ref()
+            .expect("the sibling policy still reports"),
+    );
+    assert!(
+        text.contains("typescript-no-non-null-assertion-ts"),
+        "{text}"
+    );
+    assert!(text.contains("incomplete (1 policy failed)"), "{text}");
+
+    let expected = format!(
+        "{}:7: `evaluate` failed: Runtime error: no luck",
+        policy.display()
+    );
+    let status = session.status();
+    assert_eq!(
+        status.policy_failures.len(),
+        1,
+        "{:?}",
+        status.policy_failures
+    );
+    assert!(
+        status.policy_failures[0].starts_with(&expected),
+        "{:?}",
+        status.policy_failures
+    );
+    assert!(
+        render_status(&status).contains(&format!("policy failure: {expected}")),
+        "{}",
+        render_status(&status)
+    );
+    let doctor = session.doctor_text();
+    assert!(
+        doctor.contains(&format!("policy failure: {expected}")),
+        "{doctor}"
+    );
+    assert_eq!(
+        footer(&session.footer_summary()),
+        "hooks: 1 diagnostics · checks: 0 passed, 1 pending · degraded (/hooks-doctor)"
+    );
+
+    // The same failure again is kept once.
+    wave(
+        &session,
+        &[call("B", "write", json!({ "path": "src/a.ts" }))],
+        || {
+            write(
+                &dir,
+                "src/a.ts",
+                "declare const u: { n?: string };\nexport const b = u!.n;\n",
+            )
+        },
+    )
+    .await;
+    assert_eq!(session.status().policy_failures.len(), 1);
+}

@@ -53,7 +53,13 @@ struct GateState {
     state_warnings: Vec<String>,
     /// Per analyzer: runs, timing and health, folded from finished waves.
     analyzers: BTreeMap<String, AnalyzerStatus>,
+    /// Policies that failed while running, folded from finished waves: distinct messages (each
+    /// naming the file and the reason), most recent last, at most [`KEPT_POLICY_FAILURES`].
+    policy_failures: Vec<String>,
 }
+
+/// How many distinct policy run failures the status keeps.
+const KEPT_POLICY_FAILURES: usize = 20;
 
 impl Session {
     /// The session's working directory.

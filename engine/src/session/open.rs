@@ -38,6 +38,7 @@ impl Session {
                 entries: Vec::new(),
                 state_warnings: Vec::new(),
                 analyzers: BTreeMap::new(),
+                policy_failures: Vec::new(),
             }),
             options,
         };

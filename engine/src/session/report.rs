@@ -21,6 +21,9 @@ pub struct SessionStatus {
     pub hooks: HooksStatus,
     /// Rule files that did not load.
     pub rule_problems: Vec<String>,
+    /// Policies that failed while running (threw, timed out, exceeded a limit, returned a
+    /// malformed result), each naming its file and the reason; most recent last.
+    pub policy_failures: Vec<String>,
     /// Wave totals; `totals.scans` counts analyzer runs.
     pub totals: WaveTotals,
 }
@@ -59,6 +62,7 @@ impl Session {
             active: self.is_active(),
             guidance,
             rule_problems: self.rule_problems.iter().map(ToString::to_string).collect(),
+            policy_failures: state.policy_failures.clone(),
             hooks,
             totals: wave.totals,
         }
@@ -84,6 +88,9 @@ impl Session {
         }
         for problem in &status.rule_problems {
             let _ = writeln!(out, "rule problem: {problem}");
+        }
+        for failure in &status.policy_failures {
+            let _ = writeln!(out, "policy failure: {failure}");
         }
         for failure in &status.hooks.coordinator_failures {
             let _ = writeln!(out, "coordinator failure: {failure}");
@@ -129,6 +136,7 @@ impl Session {
             degraded: !self.rule_problems.is_empty()
                 || !self.registry.problems().is_empty()
                 || state.analyzers.values().any(|a| a.last_error.is_some())
+                || !state.policy_failures.is_empty()
                 || totals.coordinator_failures > 0,
             ..FooterSummary::default()
         };
@@ -236,6 +244,9 @@ pub fn render_status(status: &SessionStatus) -> String {
             "analyzer {}: {} runs, last {last}, {health}",
             analyzer.key, analyzer.runs
         );
+    }
+    for failure in &status.policy_failures {
+        let _ = writeln!(out, "policy failure: {failure}");
     }
     render_verification(&mut out, &hooks.verification);
     for failure in &hooks.coordinator_failures {

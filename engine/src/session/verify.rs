@@ -3,7 +3,7 @@
 //! the binding must append. Every live workspace snapshot runs off the async threads.
 
 use super::observe::observe;
-use super::{GateState, Session};
+use super::{GateState, KEPT_POLICY_FAILURES, Session};
 use crate::state::{self, BranchEntry, StateEntry};
 use crate::status::AnalyzerStatus;
 use crate::verification::{
@@ -74,6 +74,19 @@ impl GateState {
             status.last_error = scan.failure.clone();
         }
     }
+
+    /// Keeps a wave's policy run failures for the status: a repeated failure moves to the end.
+    fn fold_policy_failures(&mut self, failures: &[String]) {
+        for failure in failures {
+            self.policy_failures.retain(|kept| kept != failure);
+            self.policy_failures.push(failure.clone());
+        }
+        let excess = self
+            .policy_failures
+            .len()
+            .saturating_sub(KEPT_POLICY_FAILURES);
+        self.policy_failures.drain(..excess);
+    }
 }
 
 impl Session {
@@ -89,6 +102,7 @@ impl Session {
         let mut state = self.gate();
         for wave in &finished {
             state.fold_scans(&wave.report.scans);
+            state.fold_policy_failures(&wave.report.policy_failures);
             if let Some(observation) = observe(wave, &self.options.cwd) {
                 let now = (self.options.clock)();
                 state.gate.observe_wave(&observation, now);
