@@ -1,0 +1,178 @@
+// Scenarios 8-9 on the real Pi runtime: a broken config root (a policy that does not compile, one
+// that runs until the sandbox deadline stops it, a group-writable policy file) leaves its siblings
+// working, every tool result intact, and `/hooks-doctor` naming each problem; without a config
+// root the extension is inactive, says how to create one, and `/hooks-init` writes only after
+// the user confirms in a UI.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { ROOT, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+
+after(assertRealUntouched);
+
+const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
+const FINDING = /- src\/a\.ts:2:21 typescript-no-non-null-assertion-ts: /;
+/** A diagnostic policy over the non-null assertion rule (the same rule as the built-in one). */
+const diagnosticPolicy = (id, body) => `const ID = "${id}";
+const KIND = "diagnostic";
+const ANALYZER = "ast-grep";
+const RULES = ["typescript-no-non-null-assertion-ts"];
+
+${body}
+`;
+const BROKEN = diagnosticPolicy("broken-syntax", 'fn evaluate(snapshot) {\n    snapshot.findings.map(|f| f.to_diagnostic("x")\n}');
+// Few operations per iteration, each one slow: the wall-clock deadline stops it, not the
+// operation budget.
+const LOOPS = diagnosticPolicy("loops-forever", "fn evaluate(snapshot) {\n    loop {\n        let padded = [];\n        padded.pad(100000, 0);\n    }\n}");
+const WRITABLE = diagnosticPolicy("group-writable", 'fn evaluate(snapshot) { snapshot.report("group-writable guidance") }');
+
+test("a broken, a looping and a group-writable policy: siblings still deliver, results stay intact, /hooks-doctor names each", async () => {
+  const root = configRoot({ "policies/broken-syntax.rhai": BROKEN, "policies/loops-forever.rhai": LOOPS, "policies/group-writable.rhai": WRITABLE });
+  chmodSync(join(root, "policies/group-writable.rhai"), 0o620);
+  const repo = newRepo();
+  const started = await start({
+    repo,
+    configRoot: root,
+    responses: [
+      toolUse(
+        call("write", { path: "src/a.ts", content: BANG }, { id: "A" }),
+        call("bash", { command: "echo checked; exit 3" }, { id: "C" }),
+        call("write", { path: "src/b.ts", content: "export const b = 1;\n" }, { id: "B" }),
+      ),
+      say("done"),
+    ],
+  });
+  assert.equal(footer(started.ui), "hooks: 0 diagnostics · degraded (/hooks-doctor)", "the footer shows the load failures at once");
+  await started.session.prompt("write and check");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 2);
+
+  const results = toolResults(started.contexts[1]);
+  const originals = { A: "Successfully wrote to src/a.ts", B: "Successfully wrote to src/b.ts", C: "checked\n\n\nCommand exited with code 3" };
+  assert.deepEqual(results.map(([id, isError]) => [id, isError]), [["A", false], ["C", true], ["B", false]], "no isError flipped");
+  const carriers = results.filter(([, , body]) => body.includes("[pi-native-hooks]"));
+  assert.equal(carriers.length, 1, "one carrier");
+  for (const [id, , body] of results) {
+    if (body.includes("[pi-native-hooks]")) assert.ok(body.startsWith(`${originals[id]}\n[pi-native-hooks] `), `the original text of ${id} comes first`);
+    else assert.equal(body, originals[id], `${id} is unchanged`);
+  }
+  const block = carriers[0][2];
+  assert.match(block, FINDING, "the sibling built-in policy still delivered its diagnostic");
+  assert.doesNotMatch(block, /group-writable guidance/, "the untrusted policy was not loaded");
+  assert.match(block, /this check is incomplete \(1 policy failed\)/, "the model is told the check is incomplete");
+  assert.equal(footer(started.ui), "hooks: 1 diagnostics · degraded (/hooks-doctor)");
+
+  const doctor = (await command(started, "/hooks-doctor")).join("\n");
+  const policies = join(root, "policies");
+  assert.match(doctor, new RegExp(`failed: ${policies}/broken-syntax\\.rhai:8: does not compile: `), "the syntax error, with file and line");
+  assert.ok(
+    doctor.includes(`failed: ${policies}/group-writable.rhai: mode 0620 lets group or others write it; run \`chmod go-w\` on it`),
+    "the group-writable file, with the fix",
+  );
+  assert.ok(doctor.includes(`policy failure: ${policies}/loops-forever.rhai: \`evaluate\` failed: timed out after`), "the looping policy, stopped by the deadline");
+  assert.match(doctor, /ok: typescript-no-non-null-assertion \(diagnostic\)/);
+
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.ok(status.includes(`policy failure: ${policies}/loops-forever.rhai: \`evaluate\` failed: timed out after`), "the details the model was pointed to");
+  started.session.dispose();
+});
+
+test("a policy that fails only at run time marks the footer degraded and is named in the status", async () => {
+  const root = configRoot({ "policies/loops-forever.rhai": LOOPS });
+  const repo = newRepo();
+  const started = await start({ repo, configRoot: root, responses: [toolUse(call("write", { path: "src/a.ts", content: BANG }, { id: "A" })), say("done")] });
+  assert.equal(footer(started.ui), "hooks: 0 diagnostics", "everything loaded");
+  await started.session.prompt("write");
+  const [[, isError, body]] = toolResults(started.contexts[1]);
+  assert.equal(isError, false);
+  assert.match(body, FINDING);
+  assert.equal(footer(started.ui), "hooks: 1 diagnostics · degraded (/hooks-doctor)");
+  const doctor = (await command(started, "/hooks-doctor")).join("\n");
+  assert.ok(doctor.includes(`policy failure: ${join(root, "policies")}/loops-forever.rhai: \`evaluate\` failed: timed out after`));
+  started.session.dispose();
+});
+
+let absent = 0;
+/** A config root path that does not exist (nor does its parent). */
+const missingRoot = () => join(ROOT, `absent-${++absent}`, "pi-native-hooks");
+
+test("without a config root the extension is inactive, says how to create one, and changes nothing", async () => {
+  const root = missingRoot();
+  const repo = newRepo();
+  const started = await start({ repo, configRoot: root, responses: [toolUse(call("write", { path: "src/a.ts", content: BANG }, { id: "A" })), say("done")] });
+  assert.equal(footer(started.ui), "hooks: inactive (/hooks-init)");
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.match(status, /^pi-native-hooks inactive\n/);
+  assert.ok(
+    status.includes(`pi-native-hooks is inactive: there is no config root at ${root}. Run /hooks-init to create it with the built-in rules and policies.`),
+    status,
+  );
+  await started.session.prompt("write");
+  assert.equal(started.faux.state.callCount, 2, "no gate");
+  assert.deepEqual(toolResults(started.contexts[1]), [["A", false, "Successfully wrote to src/a.ts"]], "no diagnostics");
+  assert.deepEqual(started.errors, []);
+  assert.equal(existsSync(root), false);
+  started.session.dispose();
+});
+
+test("/hooks-init without a UI writes nothing", async () => {
+  const root = missingRoot();
+  const started = await start({ repo: newRepo(), configRoot: root, ui: false });
+  await started.session.prompt("/hooks-init");
+  assert.equal(started.faux.state.callCount, 0, "handled as a command, without a model call");
+  assert.deepEqual(started.errors, []);
+  assert.equal(existsSync(join(root, "..")), false, "neither the root nor its parent was created");
+  started.session.dispose();
+});
+
+/** Every path under `dir`, directories with a trailing slash, parents first. */
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      return entry.isDirectory() ? [`${path}/`, ...walk(path)] : [path];
+    });
+}
+
+test("/hooks-init with a UI lists every file, writes nothing on no, and creates the root on yes", async () => {
+  const root = missingRoot();
+  const repo = newRepo();
+  const started = await start({ repo, configRoot: root });
+
+  started.confirmAnswers.push(false);
+  const declined = await command(started, "/hooks-init");
+  assert.equal(existsSync(join(root, "..")), false, "declined: nothing written");
+  assert.equal(declined.length, 1, "only the dry run was shown");
+  const dryRun = declined[0].split("\n");
+  assert.equal(dryRun[0], "pi-native-hooks init (dry run):");
+  const planned = dryRun.slice(1).map((line) => line.replace(/^would create: /, ""));
+  assert.ok(dryRun.slice(1).every((line) => line.startsWith("would create: ")));
+  const confirms = started.ui.filter(([kind]) => kind === "confirm");
+  assert.deepEqual(confirms.map(([, title, message]) => [title, message]), [["Create the pi-native-hooks config?", `${planned.length} entries under ${root}`]]);
+
+  started.confirmAnswers.push(true);
+  const accepted = await command(started, "/hooks-init");
+  assert.equal(accepted[0], declined[0], "the same dry run");
+  assert.equal(accepted.at(-1), `Created ${planned.length} entries under ${root}. Run /reload to activate them.`);
+  // The missing parent, the root and everything below it: exactly what the dry run listed.
+  const parent = join(root, "..");
+  const created = [`${parent}/`, ...walk(parent)];
+  assert.deepEqual([...planned].sort(), [...created].sort(), "the dry run listed every directory and file it created");
+  assert.ok(planned.includes(`${root}/`) && planned.includes(join(root, "sgconfig.yml")));
+  for (const path of created) {
+    assert.equal(statSync(path).mode & 0o777, path.endsWith("/") ? 0o700 : 0o600, relative(ROOT, path));
+  }
+  assert.deepEqual(started.errors, []);
+
+  // A second /hooks-init finds everything in place.
+  const again = await command(started, "/hooks-init");
+  assert.equal(again.at(-1), "Nothing to create: every entry exists.");
+
+  // /reload activates the new root.
+  await started.session.reload();
+  assert.deepEqual(started.errors, []);
+  assert.equal(footer(started.ui), "hooks: 0 diagnostics");
+  started.session.dispose();
+});
