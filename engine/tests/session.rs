@@ -485,3 +485,22 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
     .await;
     assert_eq!(session.status().policy_failures.len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settling_a_project_no_verification_policy_matches_leaves_the_workspace_record_alone() {
+    let (repo, root) = (node_repo(), config_root());
+    write(
+        repo.path(),
+        "package.json",
+        "{ \"name\": \"another-project\" }\n",
+    );
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let before = session.status().hooks.verification.workspace;
+    for _ in 0..3 {
+        assert_eq!(session.before_settle().await.message, None);
+    }
+    let after = session.status().hooks.verification.workspace;
+    assert_eq!(after, before);
+    assert_eq!(after.unknown, None, "{after:?}");
+}

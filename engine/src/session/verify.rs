@@ -145,15 +145,15 @@ impl Session {
     /// `agent_before_settle`: refreshes the workspace and decides whether the agent may stop.
     pub async fn before_settle(&self) -> SettleOutcome {
         self.settle_waves().await;
-        let tracks_nothing = self.gate().gate.requirements().is_empty();
-        let live = if tracks_nothing {
-            // No verification policy matches this project: nothing to refresh.
-            WorkspaceObservation::Unavailable {
-                reason: "no verification policy matches this project".to_owned(),
-            }
-        } else {
-            self.live_workspace().await
-        };
+        if self.gate().gate.requirements().is_empty() {
+            // No verification policy matches this project: nothing to refresh or decide.
+            return SettleOutcome {
+                message: None,
+                notification: None,
+                entries: std::mem::take(&mut self.gate().entries),
+            };
+        }
+        let live = self.live_workspace().await;
         let mut state = self.gate();
         let decision = state.gate.settle(&live);
         state.collect_entry();
