@@ -1,8 +1,10 @@
-//! Owns the process-wide cache of decoded index files used by path-limited snapshots.
+//! Owns reading the index for a snapshot ([`load`]) and the process-wide cache of decoded index
+//! files behind it, shared by full and path-limited snapshots.
 //!
-//! Decoding a 50,000-entry index costs more than everything else a path-limited snapshot does,
-//! and a wave takes two such snapshots (before and after) while `write`/`edit` calls leave the
-//! index alone. Git replaces the index by renaming a lock file over it, so the file's identity
+//! The index is read like `git status` reads it: without verifying its trailing checksum (git
+//! checks it only in `fsck`; hashing the whole file would cost more than decoding it). Decoding a
+//! 50,000-entry index costs more than everything else a path-limited snapshot does, and a wave
+//! takes two snapshots (before and after) while `write`/`edit` calls leave the index alone. Git replaces the index by renaming a lock file over it, so the file's identity
 //! (device, inode, size, mtime, ctime) changes whenever its content does; as a guard against
 //! inode reuse on file systems with coarse timestamps, the identity also includes the trailing
 //! checksum git writes over the whole content. An entry is reused only while that identity is
@@ -12,12 +14,15 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
+use super::error::WorkspaceError;
+use super::repo::OpenRepo;
+
 /// How many repositories' indexes are kept.
 const CAPACITY: usize = 4;
 
 /// What identifies one version of an index file on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FileIdentity {
+struct FileIdentity {
     len: u64,
     modified: Option<SystemTime>,
     #[cfg(unix)]
@@ -33,7 +38,7 @@ const TRAILER_LEN: u64 = 32;
 impl FileIdentity {
     /// The identity of the index file at `path` now; `None` if it cannot be read, in which case
     /// nothing is cached or reused.
-    pub(crate) fn of(path: &Path) -> Option<Self> {
+    fn of(path: &Path) -> Option<Self> {
         let meta = std::fs::metadata(path).ok()?;
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
@@ -65,7 +70,7 @@ struct Cached {
 static CACHE: Mutex<Vec<Cached>> = Mutex::new(Vec::new());
 
 /// The decoded index at `path` if the cache holds the version with `identity`.
-pub(crate) fn get(path: &Path, identity: &FileIdentity) -> Option<Arc<gix::index::State>> {
+fn get(path: &Path, identity: &FileIdentity) -> Option<Arc<gix::index::State>> {
     let cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     cache
         .iter()
@@ -74,7 +79,7 @@ pub(crate) fn get(path: &Path, identity: &FileIdentity) -> Option<Arc<gix::index
 }
 
 /// Remember `state` as the decoded version of the index at `path` with `identity`.
-pub(crate) fn put(path: &Path, identity: FileIdentity, state: Arc<gix::index::State>) {
+fn put(path: &Path, identity: FileIdentity, state: Arc<gix::index::State>) {
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
     cache.retain(|cached| cached.path != path);
     if cache.len() >= CAPACITY {
@@ -85,4 +90,46 @@ pub(crate) fn put(path: &Path, identity: FileIdentity, state: Arc<gix::index::St
         identity,
         state,
     });
+}
+
+/// Read the index of `open` without verifying its checksum, reusing the cached decode while the
+/// file is unchanged; a missing index is an empty one.
+pub(crate) fn load(open: &OpenRepo) -> Result<Arc<gix::index::State>, WorkspaceError> {
+    let path = open.repo.index_path();
+    match std::fs::metadata(&path) {
+        Ok(_) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Arc::new(gix::index::State::new(open.repo.object_hash())));
+        }
+        Err(source) => {
+            return Err(WorkspaceError::Io {
+                repo: open.workdir.clone(),
+                path,
+                source,
+            });
+        }
+    }
+    let identity = FileIdentity::of(&path);
+    if let Some(state) = identity.as_ref().and_then(|id| get(&path, id)) {
+        return Ok(state);
+    }
+    let file = gix::index::File::at(
+        &path,
+        open.repo.object_hash(),
+        true,
+        gix::index::decode::Options::default(),
+    )
+    .map_err(WorkspaceError::git(
+        &open.workdir,
+        "reading the index",
+        "run `git status` to check the index; `git reset` rebuilds a corrupt one",
+    ))?;
+    let state = Arc::new(gix::index::State::from(file));
+    // Cache only if the file is still the one identified before reading it.
+    if let Some(identity) = identity
+        && FileIdentity::of(&path).as_ref() == Some(&identity)
+    {
+        put(&path, identity, Arc::clone(&state));
+    }
+    Ok(state)
 }

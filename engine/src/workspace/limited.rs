@@ -4,9 +4,8 @@
 //! For each requested file it looks up the `HEAD` tree entry and the index entries by path, runs
 //! gix's index ↔ worktree check (stat, racy-git, filters, submodules) on an in-memory index that
 //! holds only those entries, and asks the exclude stack whether an untracked path is ignored.
-//! The index is read without verifying its trailing checksum (a full-file hash would dominate the
-//! cost; a full [`capture`](crate::workspace::capture) verifies it), and its decoded form is
-//! reused while the file is unchanged (see `index_cache`).
+//! The index is read as `index_cache` reads it for every snapshot: without verifying its trailing
+//! checksum, and reusing its decoded form while the file is unchanged.
 //!
 //! Renames cannot be detected here (their other half is outside the requested set), so a staged
 //! rename shows as an addition and/or deletion of whichever side was requested. Paths inside a
@@ -15,7 +14,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::Arc;
 
 use gix::bstr::BStr;
 use gix::index::entry::{Flags, Mode, Stage};
@@ -25,7 +23,7 @@ use super::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use super::error::WorkspaceError;
 use super::index_cache;
 use super::repo::{OpenRepo, worktree_path};
-use super::status::{EntryMap, staged_modification};
+use super::status::{EntryMap, index_worktree, staged_modification};
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.
@@ -41,7 +39,7 @@ pub(crate) fn limited_status(
     cancel: &CancelToken,
 ) -> Result<Limited, WorkspaceError> {
     let workdir = open.workdir.as_path();
-    let index = load_index(open)?;
+    let index = index_cache::load(open)?;
     if index.is_sparse() || paths.iter().any(|path| is_directory(workdir, &index, path)) {
         return Ok(Limited::NeedsPathspecStatus);
     }
@@ -111,48 +109,6 @@ pub(crate) fn limited_status(
     Ok(Limited::Entries(map.finish()))
 }
 
-/// Read the index without verifying its checksum, reusing the cached decode while the file is
-/// unchanged; a missing index is an empty one.
-fn load_index(open: &OpenRepo) -> Result<Arc<gix::index::State>, WorkspaceError> {
-    let path = open.repo.index_path();
-    match std::fs::metadata(&path) {
-        Ok(_) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(Arc::new(gix::index::State::new(open.repo.object_hash())));
-        }
-        Err(source) => {
-            return Err(WorkspaceError::Io {
-                repo: open.workdir.clone(),
-                path,
-                source,
-            });
-        }
-    }
-    let identity = index_cache::FileIdentity::of(&path);
-    if let Some(state) = identity.as_ref().and_then(|id| index_cache::get(&path, id)) {
-        return Ok(state);
-    }
-    let file = gix::index::File::at(
-        &path,
-        open.repo.object_hash(),
-        true,
-        gix::index::decode::Options::default(),
-    )
-    .map_err(WorkspaceError::git(
-        &open.workdir,
-        "reading the index",
-        "run `git status` to check the index; `git reset` rebuilds a corrupt one",
-    ))?;
-    let state = Arc::new(gix::index::State::from(file));
-    // Cache only if the file is still the one identified before reading it.
-    if let Some(identity) = identity
-        && index_cache::FileIdentity::of(&path).as_ref() == Some(&identity)
-    {
-        index_cache::put(&path, identity, Arc::clone(&state));
-    }
-    Ok(state)
-}
-
 fn head_tree(open: &OpenRepo) -> Result<Option<gix::Tree<'_>>, WorkspaceError> {
     let err = || {
         WorkspaceError::git(
@@ -214,40 +170,6 @@ fn normalize_mode(mode: u32) -> u32 {
     }
 }
 
-/// Run gix's index ↔ worktree check for the entries of `subset` only (no directory walk).
-fn index_worktree(
-    open: &OpenRepo,
-    subset: &gix::index::State,
-    cancel: &CancelToken,
-) -> Result<Vec<gix::status::index_worktree::Item>, WorkspaceError> {
-    let mut collect = Collect::default();
-    open.repo
-        .index_worktree_status(
-            subset,
-            None::<&BStr>,
-            &mut collect,
-            gix::status::plumbing::index_as_worktree::traits::FastEq,
-            LazySubmoduleStatus {
-                repo: open.repo.clone().into_sync(),
-                inner: None,
-            },
-            &mut gix::progress::Discard,
-            cancel.flag(),
-            gix::status::index_worktree::Options {
-                sorting: None,
-                dirwalk_options: None,
-                rewrites: None,
-                thread_limit: Some(1),
-            },
-        )
-        .map_err(WorkspaceError::git(
-            &open.workdir,
-            "comparing the requested paths to the index",
-            "check that `git status -- <path>` works for these paths",
-        ))?;
-    Ok(collect.items)
-}
-
 /// Mark the existing, not-ignored paths among `candidates` (which have no index entry) untracked.
 fn mark_untracked(
     open: &OpenRepo,
@@ -305,55 +227,4 @@ fn mark_untracked(
         }
     }
     Ok(())
-}
-
-/// Collects index ↔ worktree items as gix's own status iterator would produce them.
-#[derive(Default)]
-struct Collect {
-    items: Vec<gix::status::index_worktree::Item>,
-}
-
-impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'index> for Collect {
-    type ContentChange = ();
-    type SubmoduleStatus = gix::submodule::Status;
-
-    fn visit_entry(
-        &mut self,
-        entry: gix::status::plumbing::index_as_worktree_with_renames::Entry<
-            'index,
-            Self::ContentChange,
-            Self::SubmoduleStatus,
-        >,
-    ) {
-        self.items.push(entry.into());
-    }
-}
-
-/// Builds gix's submodule status only when a gitlink is actually checked: constructing it reads
-/// `.gitmodules`, and without that file in the worktree gix would load (and hash) the full index.
-#[derive(Clone)]
-struct LazySubmoduleStatus {
-    repo: gix::ThreadSafeRepository,
-    inner: Option<gix::status::index_worktree::BuiltinSubmoduleStatus>,
-}
-
-impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for LazySubmoduleStatus {
-    type Output = gix::submodule::Status;
-
-    fn status(
-        &mut self,
-        entry: &gix::index::Entry,
-        rela_path: &BStr,
-    ) -> gix::Result<Option<Self::Output>> {
-        let inner = match &mut self.inner {
-            Some(inner) => inner,
-            None => self
-                .inner
-                .insert(gix::status::index_worktree::BuiltinSubmoduleStatus::new(
-                    self.repo.clone(),
-                    gix::status::Submodule::AsConfigured { check_dirty: false },
-                )?),
-        };
-        inner.status(entry, rela_path)
-    }
 }

@@ -9,11 +9,12 @@
 //! * Outside git, [`ChangeSet`] and [`changeset_without_git`] say which paths a wave touched, or
 //!   that no safe path set exists.
 //!
-//! Files: `repo` (discovery, `HEAD`, path normalization), `status` (full gix status → entries),
-//! `limited` (path-limited status), `index_cache` (decoded indexes reused between
-//! path-limited snapshots), `fingerprint` (content hashing), `snapshot` (the snapshot
-//! type and sync API), `diff` (changed paths), `changeset` (non-git fallback), `cancel`,
-//! `async_capture`, `entry` (data model), `error`.
+//! Files: `repo` (discovery, `HEAD`, path normalization), `status` (whole-worktree status →
+//! entries), `stat_scan` (its stat pass over the tracked entries), `staged` (its `HEAD` ↔ index
+//! diff, skipping directories the cache-tree shows unchanged), `limited` (path-limited status),
+//! `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
+//! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
+//! `changeset` (non-git fallback), `cancel`, `async_capture`, `entry` (data model), `error`.
 
 mod async_capture;
 mod cancel;
@@ -26,6 +27,8 @@ mod index_cache;
 mod limited;
 mod repo;
 mod snapshot;
+mod staged;
+mod stat_scan;
 mod status;
 
 pub use async_capture::{capture_async, capture_paths_async};

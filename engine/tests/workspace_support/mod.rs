@@ -68,6 +68,33 @@ impl Repo {
         repo
     }
 
+    /// Like [`Repo::with_commit`], but with every file's mtime a minute in the past when it is
+    /// added, so the index does not record it as racily clean: an unchanged file is then proven
+    /// clean by its stat data alone, without reading it.
+    pub fn with_settled_commit(files: &[(&str, &str)]) -> Repo {
+        let repo = Repo::init();
+        for (path, content) in files {
+            repo.write(path, content);
+            repo.backdate(path);
+        }
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "init"]);
+        repo
+    }
+
+    /// Set the mtime of `rela` (not following a symlink's target) a minute into the past.
+    pub fn backdate(&self, rela: &str) {
+        let path = self.abs(rela);
+        if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
+            let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|file| file.set_modified(past))
+                .expect("backdate");
+        }
+    }
+
     pub fn path(&self) -> &Path {
         self.dir.path()
     }
