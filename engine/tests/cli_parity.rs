@@ -492,3 +492,39 @@ fn suppression_edge_cases_match_the_cli() {
         parity.directives
     );
 }
+
+/// The config root `pi-native-hooks init` creates stays a plain ast-grep project: the ast-grep
+/// CLI runs on it unchanged (`-c <root>/sgconfig.yml`) and finds what `check --config <root>`
+/// finds.
+#[test]
+fn an_initialized_config_root_is_a_valid_ast_grep_project() {
+    let home = tempfile::tempdir().expect("create a home");
+    let root = home.path().join("pi-native-hooks");
+    let init = Command::new(env!("CARGO_BIN_EXE_pi-native-hooks"))
+        .args(["init", "--config"])
+        .arg(&root)
+        .output()
+        .expect("run init");
+    assert!(init.status.success(), "{}", describe(&init));
+    let dir = tempfile::tempdir().expect("create the files");
+    std::fs::write(
+        dir.path().join("a.ts"),
+        "declare const u: { n?: string };\nexport const a = u!.n;\n// ast-grep-ignore: typescript-no-dynamic-import-ts -- stale\nexport const b = 1;\n",
+    )
+    .expect("write a.ts");
+    std::fs::write(
+        dir.path().join("b.tsx"),
+        "export const B = () => <i>{String(import(\"./c\"))}</i>;\n",
+    )
+    .expect("write b.tsx");
+    let files = vec!["a.ts".to_owned(), "b.tsx".to_owned()];
+    let reference = ast_grep_hits(&root.join("sgconfig.yml"), dir.path(), &files);
+    let ours = check_hits(&root, dir.path(), &files);
+    assert_eq!(reference.len(), 3, "{}", listing(&reference));
+    assert!(
+        missing_from(&reference, &ours).is_empty() && missing_from(&ours, &reference).is_empty(),
+        "{}\n---\n{}",
+        listing(&reference),
+        listing(&ours)
+    );
+}
