@@ -1,33 +1,11 @@
 //! `pi-native-hooks check` end to end: the real binary on real git repositories. Every run passes
 //! `--builtin` or `--config`, so no test reads the personal config root.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} failed");
-}
-
-fn write(dir: &Path, relative: &str, text: &str) {
-    let path = dir.join(relative);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
+use support::repo::{git, write};
 
 fn check(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let Output {

@@ -3,6 +3,8 @@
 //! one carrier, the verification gate fed by finished waves, waivers, persisted state and its
 //! restore, and an inactive session without a config root.
 
+mod support;
+
 use pi_native_hooks::policy::init::InitPlan;
 use pi_native_hooks::session::{Session, SessionOptions, footer, render_status};
 use pi_native_hooks::state::{BranchEntry, StateEntry};
@@ -13,33 +15,8 @@ use pi_native_hooks::wave::{
 use serde_json::{Value, json};
 use std::future::Future;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
-fn write(dir: &Path, relative: &str, text: &str) {
-    let path = dir.join(relative);
-    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    std::fs::write(path, text).expect("write");
-}
+use support::repo::{git, write};
 
 /// A Node project the shipped example verification policy matches (`npm test`).
 fn node_repo() -> tempfile::TempDir {
