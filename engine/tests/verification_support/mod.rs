@@ -16,7 +16,6 @@ use pi_native_hooks::workspace::{ChangeSet, MutatingCall, capture, changeset_wit
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The verification policy most tests use: `npm test` for TypeScript and the manifest,
 /// `npm run docs` for `docs/`. `README.md` matters to neither.
@@ -38,35 +37,9 @@ fn affects_docs(path) {
 }
 "#;
 
-/// Run git in `cwd` with no global or system configuration; returns stdout.
-pub fn git(cwd: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+#[path = "../support/repo.rs"]
+mod repo;
+pub use repo::git;
 
 /// A temporary git repository.
 pub struct Repo {

@@ -18,7 +18,6 @@ use pi_native_hooks::workspace::{CancelToken, WorkspaceError};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -523,34 +522,9 @@ pub fn appended<'a>(outcomes: &'a [Outcome], id: &str) -> Option<&'a str> {
     }
 }
 
-/// A `git` command isolated from the machine's configuration.
-pub fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+#[path = "../support/repo.rs"]
+mod repo;
+pub use repo::git;
 
 /// A temporary git repository with `files` committed.
 pub fn git_repo(files: &[(&str, &str)]) -> tempfile::TempDir {

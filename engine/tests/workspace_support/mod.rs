@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pi_native_hooks::workspace::{Content, StagedChange, WorkspaceSnapshot, WorktreeChange};
 
@@ -14,40 +13,9 @@ pub struct Repo {
     pub dir: tempfile::TempDir,
 }
 
-/// A `git` command isolated from global/system configuration.
-pub fn git_cmd(cwd: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.current_dir(cwd)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "protocol.file.allow=always",
-            "-c",
-            "commit.gpgsign=false",
-        ]);
-    cmd
-}
-
-/// Run git in `cwd`, panicking with its stderr on failure; returns stdout.
-pub fn git_in(cwd: &Path, args: &[&str]) -> String {
-    let out = git_cmd(cwd).args(args).output().expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+#[path = "../support/repo.rs"]
+mod repo;
+pub use repo::{git as git_in, git_cmd};
 
 impl Repo {
     /// `git init` in a fresh temporary directory.
