@@ -3,9 +3,7 @@
 //! ([`WorkspaceObservation`]), and drift: which paths changed between the remembered state
 //! ([`Baseline`]) and a live snapshot, or that this cannot be proven.
 
-use crate::workspace::{
-    Content, DirtyEntry, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange,
-};
+use crate::workspace::{DirtyEntry, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::Xxh3;
@@ -240,22 +238,6 @@ fn entry_digest(entry: &DirtyEntry) -> String {
             u8::from(change.untracked_content),
         ]);
     }
-    match &entry.content {
-        Content::Absent => hasher.update(b"absent"),
-        Content::File { executable, hash } => {
-            hasher.update(if *executable { b"exec" } else { b"file" });
-            hasher.update(&hash.0.to_le_bytes());
-        }
-        Content::Symlink { hash } => {
-            hasher.update(b"link");
-            hasher.update(&hash.0.to_le_bytes());
-        }
-        Content::Repository { head } => {
-            hasher.update(b"repo");
-            hasher.update(head.as_deref().unwrap_or("unborn").as_bytes());
-        }
-        Content::Directory => hasher.update(b"dir"),
-        Content::Other => hasher.update(b"other"),
-    }
+    entry.content.hash_into(&mut hasher);
     format!("{:016x}", hasher.digest())
 }

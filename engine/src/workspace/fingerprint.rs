@@ -94,27 +94,29 @@ fn hash_file(path: &Path) -> std::io::Result<ContentHash> {
     Ok(ContentHash(hasher.digest128()))
 }
 
-/// Feed one content description into `hasher`, tagged by kind so a file and a symlink with the
-/// same bytes hash differently.
-fn hash_content(hasher: &mut Xxh3, content: &Content) {
-    match content {
-        Content::Absent => hasher.update(b"absent"),
-        Content::File { executable, hash } => {
-            hasher.update(if *executable { b"exec" } else { b"file" });
-            hasher.update(&hash.0.to_le_bytes());
+impl Content {
+    /// Feeds this content description into `hasher`, tagged by kind so a file and a symlink with
+    /// the same bytes hash differently, and terminated so consecutive entries cannot run together.
+    pub fn hash_into(&self, hasher: &mut Xxh3) {
+        match self {
+            Content::Absent => hasher.update(b"absent"),
+            Content::File { executable, hash } => {
+                hasher.update(if *executable { b"exec" } else { b"file" });
+                hasher.update(&hash.0.to_le_bytes());
+            }
+            Content::Symlink { hash } => {
+                hasher.update(b"link");
+                hasher.update(&hash.0.to_le_bytes());
+            }
+            Content::Repository { head } => {
+                hasher.update(b"repo");
+                hasher.update(head.as_deref().unwrap_or("unborn").as_bytes());
+            }
+            Content::Directory => hasher.update(b"dir"),
+            Content::Other => hasher.update(b"other"),
         }
-        Content::Symlink { hash } => {
-            hasher.update(b"link");
-            hasher.update(&hash.0.to_le_bytes());
-        }
-        Content::Repository { head } => {
-            hasher.update(b"repo");
-            hasher.update(head.as_deref().unwrap_or("unborn").as_bytes());
-        }
-        Content::Directory => hasher.update(b"dir"),
-        Content::Other => hasher.update(b"other"),
+        hasher.update(b"\0");
     }
-    hasher.update(b"\0");
 }
 
 /// The snapshot fingerprint as 32 hex digits.
@@ -148,13 +150,13 @@ pub(crate) fn fingerprint(
             hasher.update(source.as_bytes());
         }
         hasher.update(b"\0");
-        hash_content(&mut hasher, &entry.content);
+        entry.content.hash_into(&mut hasher);
     }
     for (path, content) in sources {
         hasher.update(b"source\0");
         hasher.update(path.as_bytes());
         hasher.update(b"\0");
-        hash_content(&mut hasher, content);
+        content.hash_into(&mut hasher);
     }
     for (path, content) in observed {
         if entries.contains_key(path) {
@@ -163,7 +165,7 @@ pub(crate) fn fingerprint(
         hasher.update(b"clean\0");
         hasher.update(path.as_bytes());
         hasher.update(b"\0");
-        hash_content(&mut hasher, content);
+        content.hash_into(&mut hasher);
     }
     format!("{:032x}", hasher.digest128())
 }
