@@ -1,8 +1,8 @@
 //! Which files a `check` scans: the given paths (files or directories, relative to the current
 //! directory) or, by default, the changed files of the repository around it.
 
-use crate::workspace::{self, WorkspaceKind};
-use std::path::{Component, Path, PathBuf};
+use crate::workspace::{self, WorkspaceKind, normalize_lexically};
+use std::path::{Path, PathBuf};
 
 /// Directories never descended into when a directory is given.
 const SKIPPED_DIRS: &[&str] = &["node_modules", "target", "dist"];
@@ -29,7 +29,7 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<(PathBuf, Vec<Str
     };
     let mut out = Vec::new();
     for path in paths {
-        let absolute = normalize(&cwd.join(path));
+        let absolute = normalize_lexically(&cwd.join(path));
         let relative = absolute
             .strip_prefix(&root)
             .map_err(|_| format!("{}: outside {}", path.display(), root.display()))?
@@ -44,21 +44,6 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<(PathBuf, Vec<Str
         }
     }
     Ok((root, out))
-}
-
-/// Resolves `.` and `..` lexically (the path may not exist).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 fn slash_path(path: &Path) -> String {

@@ -2,9 +2,10 @@
 //! this package's own tools, `write`/`edit` with a known target path, or a call that may change
 //! anything (`bash`, a `write`/`edit` without a usable path, and every unknown tool).
 
+use crate::workspace::normalize_lexically;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// What a tool call may do to the workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,27 +65,10 @@ impl ToolCatalog {
             // `~` is expanded by the tool, not here: treat it as unknown rather than guess.
             Some(path) if !path.trim().is_empty() && !path.starts_with('~') => {
                 ToolClass::Targeted {
-                    path: normalize(&cwd.join(path)),
+                    path: normalize_lexically(&cwd.join(path)),
                 }
             }
             _ => ToolClass::Untargeted,
         }
     }
-}
-
-/// Removes `.` and resolves `..` without touching the file system.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

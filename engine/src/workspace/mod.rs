@@ -38,7 +38,7 @@ pub use entry::{
     ConflictKind, Content, ContentHash, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange,
 };
 pub use error::WorkspaceError;
-pub use repo::Head;
+pub use repo::{Head, normalize_lexically};
 pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
     capture_with_cancel,

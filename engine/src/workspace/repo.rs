@@ -125,7 +125,7 @@ pub(crate) fn repo_relative(
 
 /// Remove `.` components and resolve `..` against the preceding component, without touching the
 /// file system.
-pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+pub fn normalize_lexically(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
