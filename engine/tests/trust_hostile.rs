@@ -1,6 +1,6 @@
 //! Trust checks against hostile and odd config roots: the whole path to the root is checked,
 //! everything below it is read relative to checked descriptors, `ruleDirs`/`utilDirs` stay inside
-//! the root, and unreadable names are reported.
+//! the root, unreadable names are reported, and `doctor` reports what `check` refuses.
 //!
 //! Written to pass both as root and as a normal user: hostile directories are made with `chmod`,
 //! never with `chown` (except where marked, which needs root to stage another owner).
@@ -476,4 +476,43 @@ fn names_that_are_not_utf8_are_reported_not_skipped() {
         stderr.contains("r\\xff.yml: the file name is not valid UTF-8"),
         "{stderr}"
     );
+}
+
+#[test]
+fn doctor_reports_exactly_what_check_refuses() {
+    let (_guard, base) = temp();
+    let root = base.join("root");
+    config_root(&root);
+    let (status, stdout, stderr) = cli(&base, &["doctor", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
+
+    // A rule that parses but does not compile, and one entry leaving the root.
+    write(
+        &root,
+        "rules/broken.yml",
+        "id: broken\nlanguage: TypeScript\nseverity: warning\nmessage: m\nrule:\n  kind: no_such_kind\n",
+    );
+    write(&root, "sgconfig.yml", "ruleDirs:\n  - rules\n  - ../x\n");
+    let (status, _, stderr) = cli(&base, &["check", "--config", "root", "."]);
+    assert_eq!(status, ExitStatus::Error, "{stderr}");
+    let errors: Vec<&str> = stderr.lines().skip(1).collect();
+    assert_eq!(errors.len(), 2, "{stderr}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("rule `broken` is invalid")),
+        "{stderr}"
+    );
+
+    let (status, stdout, _) = cli(&base, &["doctor", "--config", "root"]);
+    assert_ne!(status, ExitStatus::Clean, "{stdout}");
+    for error in &errors {
+        assert!(
+            stdout.contains(&format!("  problem: {error}\n")),
+            "doctor must print check's error {error:?}:\n{stdout}"
+        );
+    }
+    let report = doctor(&root);
+    assert_eq!(report.rule_problems, errors);
+    assert_eq!(report.rule_files, 2, "both rule files were read");
 }
