@@ -3,7 +3,7 @@
 //! Tsx. The language and severity are checked before a rule is compiled, because ast-grep panics at
 //! run time on a language whose parser is not compiled in.
 
-use crate::config::{ConfigFile, ConfigProblem, ConfigSource, builtin, project, trust};
+use crate::config::{ConfigFile, ConfigProblem, ConfigSource, builtin, project};
 use ast_grep_config::{
     CombinedScan, DeserializeEnv, GlobalRules, RuleCollection, RuleConfig, SerializableGlobalRule,
     SerializableRuleConfig, Severity as AstSeverity,
@@ -314,15 +314,22 @@ impl RuleSet {
     }
 }
 
-/// Reads and compiles the rules of a config source. Problems are returned beside the rules that
-/// did load, so a session can run degraded while `check` refuses to run.
-pub fn load_source(source: &ConfigSource) -> (Arc<RuleSet>, Vec<RuleError>) {
+/// The rules of a config source, with the files they were compiled from.
+pub struct LoadedRules {
+    /// Every rule that compiled.
+    pub rules: Arc<RuleSet>,
+    /// Every file, directory or rule that did not load, in discovery order.
+    pub problems: Vec<RuleError>,
+    /// The rule files, then the utility files, that were read.
+    pub files: Vec<ConfigFile>,
+}
+
+/// Reads and compiles the rules of a config source. `check`, `test`, a session and `doctor`
+/// all load through here, so they report the same problems.
+pub fn load_rules(source: &ConfigSource) -> LoadedRules {
     let (rules, utils, mut problems) = match source {
         ConfigSource::BuiltIn => (builtin::rule_files(), Vec::new(), Vec::new()),
-        ConfigSource::Root(root) => match trust::check_dir(root)
-            .map_err(ConfigProblem::from)
-            .and_then(|()| project::read_project(root))
-        {
+        ConfigSource::Root(root) => match project::read_project(root) {
             Ok(files) => (
                 files.rules,
                 files.utils,
@@ -333,5 +340,16 @@ pub fn load_source(source: &ConfigSource) -> (Arc<RuleSet>, Vec<RuleError>) {
     };
     let load = RuleSet::load(&rules, &utils);
     problems.extend(load.errors);
-    (Arc::new(load.rules), problems)
+    LoadedRules {
+        rules: Arc::new(load.rules),
+        problems,
+        files: rules.into_iter().chain(utils).collect(),
+    }
+}
+
+/// Reads and compiles the rules of a config source. Problems are returned beside the rules that
+/// did load, so a session can run degraded while `check` refuses to run.
+pub fn load_source(source: &ConfigSource) -> (Arc<RuleSet>, Vec<RuleError>) {
+    let loaded = load_rules(source);
+    (loaded.rules, loaded.problems)
 }

@@ -33,6 +33,39 @@ pub enum ConfigProblem {
         /// The parser's message.
         message: String,
     },
+    /// A `ruleDirs` or `utilDirs` entry of `sgconfig.yml` that does not name a directory inside
+    /// the config root.
+    #[error(
+        "{}{}: `{key}` entry {entry:?} {fault}; list a directory inside the config root as a relative path (no leading `/`, no `..` above the root, no symbolic link) and keep the rules there",
+        config.display(),
+        line.map(|l| format!(":{l}")).unwrap_or_default()
+    )]
+    ProjectDir {
+        /// The `sgconfig.yml` that lists the entry.
+        config: PathBuf,
+        /// The 1-based line of the entry, when it can be found.
+        line: Option<u64>,
+        /// `ruleDirs` or `utilDirs`.
+        key: &'static str,
+        /// The entry as written.
+        entry: PathBuf,
+        /// What is wrong with it.
+        fault: DirFault,
+    },
+}
+
+/// Why a `ruleDirs`/`utilDirs` entry is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DirFault {
+    /// The entry is an absolute path.
+    #[error("is an absolute path")]
+    Absolute,
+    /// Its `..` components climb above the config root.
+    #[error("leaves the config root through `..`")]
+    LeavesRoot,
+    /// A component of it is a symbolic link.
+    #[error("passes through the symbolic link {}", .0.display())]
+    Symlink(PathBuf),
 }
 
 /// Where the rules and policies of a session or a `check` come from.

@@ -1,15 +1,42 @@
-//! Trust checks: a configuration file or directory is used only if the current user owns it,
-//! nobody else can write it, and it is not a symlink. The check runs on the opened file
-//! descriptor (no-follow, non-blocking open, then `fstat`), and the content is read from that same
-//! descriptor, so swapping the path between the check and the read cannot slip anything through.
+//! Trust checks over the whole path of the config root, and reads that cannot be redirected.
+//!
+//! The root is reached by walking down from `/`, one directory descriptor at a time. Every
+//! directory above the root (an *ancestor*) must be owned by root or the current user and must
+//! not be writable by group or others, unless it has the sticky bit (like `/tmp`): there, other
+//! users may create entries but cannot rename or remove ours, and the walk requires the entry it
+//! steps into to be owned by root or the user. A symbolic link among the ancestors (`/tmp` or
+//! `/var` on macOS, `/home` on some systems, a dotfile manager's `~/.config`) is resolved: the
+//! link must be owned by root or the user, it sits in a directory that passed these checks, and
+//! its target is walked with the same checks, so nobody else can have placed or redirected it.
+//!
+//! The root itself and everything below it must be owned by the current user, not group- or
+//! world-writable, and never a symbolic link. Below the root nothing is opened by path: each
+//! directory and file is opened relative to its already-checked parent descriptor (`openat` with
+//! `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`), checked with `fstat` on the opened descriptor, listed
+//! and read from that same descriptor. Swapping a path for a symlink after the check gains
+//! nothing: the swapped name is either refused or never looked at again.
 
-use std::fs::{File, Metadata};
-use std::io::Read;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use nix::dir::Dir;
+use nix::errno::Errno;
+use nix::fcntl::{AtFlags, OFlag, openat, readlinkat, renameat};
+use nix::sys::stat::{FileStat, Mode, SFlag, fstat, fstatat};
+use nix::unistd::{UnlinkatFlags, unlinkat};
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
 
 /// The largest configuration file read, in bytes.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The most entries one configuration directory may list.
+pub const MAX_DIR_ENTRIES: usize = 10_000;
+
+/// The most symbolic links resolved among the ancestors of one path (Linux's own limit).
+pub const MAX_SYMLINK_HOPS: usize = 40;
 
 /// Why a configuration path was not trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +64,59 @@ pub enum TrustError {
         path: PathBuf,
         /// The permission bits.
         mode: u32,
+    },
+    /// A directory (or symbolic link) above the config root is owned by neither root nor the
+    /// current user, so its owner could replace the config.
+    #[error(
+        "{path}: a directory above the config root, owned by uid {owner} (neither root nor you, uid {current}), who could swap the config below it; move the config root or have root or you own this directory"
+    )]
+    AncestorNotOwned {
+        /// The ancestor, as resolved.
+        path: PathBuf,
+        /// The owner's uid.
+        owner: u32,
+        /// The current uid.
+        current: u32,
+    },
+    /// A directory above the config root is writable by group or others without the sticky bit,
+    /// so they could rename what is below it and put their own config in its place.
+    #[error(
+        "{path}: a directory above the config root with mode {mode:04o}, so group or others can replace what is below it; run `chmod go-w` on it (or `chmod +t` if it must stay shared), or move the config root"
+    )]
+    AncestorWritable {
+        /// The ancestor, as resolved.
+        path: PathBuf,
+        /// The permission bits.
+        mode: u32,
+    },
+    /// More than [`MAX_SYMLINK_HOPS`] symbolic links among the ancestors.
+    #[error(
+        "{path}: more than {MAX_SYMLINK_HOPS} symbolic links above the config root (a loop?); give the config root's real path"
+    )]
+    SymlinkLoop {
+        /// The link where the walk stopped.
+        path: PathBuf,
+    },
+    /// A directory entry whose name is not valid UTF-8: it cannot be judged or named reliably.
+    #[error(
+        "{}/{name}: the file name is not valid UTF-8, so it was not loaded; rename it",
+        dir.display()
+    )]
+    UnreadableName {
+        /// The directory holding the entry.
+        dir: PathBuf,
+        /// The name, its non-ASCII and control bytes escaped (`\xff`).
+        name: String,
+    },
+    /// A directory lists more than [`MAX_DIR_ENTRIES`] entries.
+    #[error(
+        "{path}: more than {limit} entries in one configuration directory; remove what is not configuration"
+    )]
+    TooManyEntries {
+        /// The directory.
+        path: PathBuf,
+        /// The limit.
+        limit: usize,
     },
     /// Not the expected kind of file.
     #[error("{path}: expected a {expected}")]
@@ -66,6 +146,35 @@ pub enum TrustError {
     },
 }
 
+/// A refusal inside this module: `Missing` lets callers tell "absent" from "refused".
+enum Refusal {
+    Missing(TrustError),
+    Refused(TrustError),
+}
+
+impl From<TrustError> for Refusal {
+    fn from(error: TrustError) -> Self {
+        Self::Refused(error)
+    }
+}
+
+impl Refusal {
+    fn into_error(self) -> TrustError {
+        match self {
+            Self::Missing(error) | Self::Refused(error) => error,
+        }
+    }
+
+    /// `None` when the path does not exist, the refusal otherwise.
+    fn missing_is_none<T>(result: Result<T, Self>) -> Result<Option<T>, TrustError> {
+        match result {
+            Ok(value) => Ok(Some(value)),
+            Err(Self::Missing(_)) => Ok(None),
+            Err(Self::Refused(error)) => Err(error),
+        }
+    }
+}
+
 /// The uid trust is checked against.
 fn current_uid() -> u32 {
     nix::unistd::geteuid().as_raw()
@@ -78,70 +187,569 @@ fn io_error(path: &Path, error: &std::io::Error) -> TrustError {
     }
 }
 
-/// Opens without following a final symlink and without blocking (a FIFO must not hang the read).
-fn open_no_follow(
-    path: &Path,
-    extra_flags: i32,
-    expected: &'static str,
-) -> Result<File, TrustError> {
-    File::options()
-        .read(true)
-        .custom_flags(
-            nix::libc::O_NOFOLLOW | nix::libc::O_CLOEXEC | nix::libc::O_NONBLOCK | extra_flags,
-        )
-        .open(path)
-        .map_err(|error| match error.raw_os_error() {
-            Some(nix::libc::ELOOP) => TrustError::Symlink {
-                path: path.to_path_buf(),
-            },
-            // O_NOFOLLOW | O_DIRECTORY on a symlink to a directory yields ENOTDIR on Linux.
-            Some(nix::libc::ENOTDIR)
-                if path
-                    .symlink_metadata()
-                    .is_ok_and(|m| m.file_type().is_symlink()) =>
-            {
-                TrustError::Symlink {
-                    path: path.to_path_buf(),
-                }
-            }
-            Some(nix::libc::ENOTDIR) => TrustError::WrongKind {
-                path: path.to_path_buf(),
-                expected,
-            },
-            _ => io_error(path, &error),
-        })
+fn os_error(path: &Path, errno: Errno) -> Refusal {
+    let error = io_error(path, &std::io::Error::from(errno));
+    if errno == Errno::ENOENT {
+        Refusal::Missing(error)
+    } else {
+        Refusal::Refused(error)
+    }
 }
 
-fn check_metadata(path: &Path, meta: &Metadata) -> Result<(), TrustError> {
+/// `name` with its non-ASCII and control bytes escaped, for messages about unreadable names.
+pub fn escape_name(name: &OsStr) -> String {
+    name.as_bytes().escape_ascii().to_string()
+}
+
+/// What kind of entry a name is, without following a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// The parts of a `stat` the checks use.
+struct Facts {
+    kind: EntryKind,
+    uid: u32,
+    mode: u32,
+    size: u64,
+}
+
+impl From<FileStat> for Facts {
+    fn from(stat: FileStat) -> Self {
+        let kind = match SFlag::from_bits_truncate(stat.st_mode & SFlag::S_IFMT.bits()) {
+            SFlag::S_IFREG => EntryKind::File,
+            SFlag::S_IFDIR => EntryKind::Dir,
+            SFlag::S_IFLNK => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        };
+        #[allow(clippy::useless_conversion, reason = "mode_t is u16 on some platforms")]
+        let mode = u32::from(stat.st_mode) & 0o7777;
+        Self {
+            kind,
+            uid: stat.st_uid,
+            mode,
+            size: u64::try_from(stat.st_size).unwrap_or(0),
+        }
+    }
+}
+
+fn facts_of_fd(path: &Path, fd: BorrowedFd<'_>) -> Result<Facts, Refusal> {
+    fstat(fd)
+        .map(Facts::from)
+        .map_err(|errno| os_error(path, errno))
+}
+
+fn facts_of_name(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<Facts, Refusal> {
+    fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+        .map(Facts::from)
+        .map_err(|errno| os_error(path, errno))
+}
+
+/// A file or directory of the config root: owned by the user, not group- or world-writable.
+fn check_owned(path: &Path, facts: &Facts) -> Result<(), TrustError> {
     let current = current_uid();
-    if meta.uid() != current {
+    if facts.uid != current {
         return Err(TrustError::NotOwned {
             path: path.to_path_buf(),
-            owner: meta.uid(),
+            owner: facts.uid,
             current,
         });
     }
-    let mode = meta.mode() & 0o7777;
-    if mode & 0o022 != 0 {
+    if facts.mode & 0o022 != 0 {
         return Err(TrustError::Writable {
             path: path.to_path_buf(),
-            mode,
+            mode: facts.mode,
         });
     }
     Ok(())
 }
 
-/// Checks a directory of the config root (owned by the user, not group/world-writable, not a symlink).
-pub fn check_dir(path: &Path) -> Result<(), TrustError> {
-    let dir = open_no_follow(path, nix::libc::O_DIRECTORY, "directory")?;
-    let meta = dir.metadata().map_err(|error| io_error(path, &error))?;
-    if !meta.is_dir() {
+/// A directory or link above the config root: owned by root or the user.
+fn check_ancestor_owner(path: &Path, facts: &Facts) -> Result<(), TrustError> {
+    let current = current_uid();
+    if facts.uid != 0 && facts.uid != current {
+        return Err(TrustError::AncestorNotOwned {
+            path: path.to_path_buf(),
+            owner: facts.uid,
+            current,
+        });
+    }
+    Ok(())
+}
+
+/// A directory above the config root: owned by root or the user, and writable by group or
+/// others only with the sticky bit (every entry the walk steps into is owner-checked, which is
+/// what makes a sticky directory safe to pass through).
+fn check_ancestor(path: &Path, facts: &Facts) -> Result<(), TrustError> {
+    if facts.kind != EntryKind::Dir {
         return Err(TrustError::WrongKind {
             path: path.to_path_buf(),
             expected: "directory",
         });
     }
-    check_metadata(path, &meta)
+    check_ancestor_owner(path, facts)?;
+    let sticky = facts.mode & 0o1000 != 0;
+    if facts.mode & 0o022 != 0 && !sticky {
+        return Err(TrustError::AncestorWritable {
+            path: path.to_path_buf(),
+            mode: facts.mode,
+        });
+    }
+    Ok(())
+}
+
+/// Flags for an ancestor: only walked through, never listed, so no read permission is needed
+/// where the platform allows it (`O_PATH`).
+fn ancestor_flags() -> OFlag {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let access = OFlag::O_PATH;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let access = OFlag::O_RDONLY | OFlag::O_NONBLOCK;
+    access | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC
+}
+
+/// Flags for a file or directory of the config root.
+fn config_flags() -> OFlag {
+    OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC
+}
+
+/// A name for `openat`: one component, nothing that walks elsewhere.
+fn check_single_name(name: &OsStr, path: &Path) -> Result<(), TrustError> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes == b"." || bytes == b".." || bytes.contains(&b'/') {
+        return Err(TrustError::Io {
+            path: path.to_path_buf(),
+            error: "not a single file name".to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// An `openat` failure after the `fstatat` said the kind was right: the entry was swapped.
+fn open_error(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    path: &Path,
+    errno: Errno,
+    expected: &'static str,
+) -> Refusal {
+    let path = path.to_path_buf();
+    match errno {
+        Errno::ELOOP | Errno::EMLINK => Refusal::Refused(TrustError::Symlink { path }),
+        // O_NOFOLLOW | O_DIRECTORY on a symlink to a directory yields ENOTDIR on Linux.
+        Errno::ENOTDIR
+            if fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+                .is_ok_and(|stat| Facts::from(stat).kind == EntryKind::Symlink) =>
+        {
+            Refusal::Refused(TrustError::Symlink { path })
+        }
+        Errno::ENOTDIR => Refusal::Refused(TrustError::WrongKind { path, expected }),
+        _ => os_error(&path, errno),
+    }
+}
+
+/// Opens the directory `name` of `dir` as a directory of the config root.
+fn open_config_dir(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<OwnedFd, Refusal> {
+    check_single_name(name, path)?;
+    let wrong_kind = || TrustError::WrongKind {
+        path: path.to_path_buf(),
+        expected: "directory",
+    };
+    match facts_of_name(dir, name, path)?.kind {
+        EntryKind::Symlink => {
+            return Err(TrustError::Symlink {
+                path: path.to_path_buf(),
+            }
+            .into());
+        }
+        EntryKind::Dir => {}
+        EntryKind::File | EntryKind::Other => return Err(wrong_kind().into()),
+    }
+    let fd = openat(
+        dir,
+        name,
+        config_flags() | OFlag::O_DIRECTORY,
+        Mode::empty(),
+    )
+    .map_err(|errno| open_error(dir, name, path, errno, "directory"))?;
+    let facts = facts_of_fd(path, fd.as_fd())?;
+    if facts.kind != EntryKind::Dir {
+        return Err(wrong_kind().into());
+    }
+    check_owned(path, &facts)?;
+    Ok(fd)
+}
+
+/// Opens the regular file `name` of `dir` as a file of the config root.
+fn open_config_file(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    path: &Path,
+) -> Result<TrustedFile, Refusal> {
+    check_single_name(name, path)?;
+    let wrong_kind = || TrustError::WrongKind {
+        path: path.to_path_buf(),
+        expected: "regular file",
+    };
+    // Refuse what is not a regular file before opening it: opening a device can have effects.
+    match facts_of_name(dir, name, path)?.kind {
+        EntryKind::Symlink => {
+            return Err(TrustError::Symlink {
+                path: path.to_path_buf(),
+            }
+            .into());
+        }
+        EntryKind::File => {}
+        EntryKind::Dir | EntryKind::Other => return Err(wrong_kind().into()),
+    }
+    let fd = openat(dir, name, config_flags(), Mode::empty())
+        .map_err(|errno| open_error(dir, name, path, errno, "regular file"))?;
+    let facts = facts_of_fd(path, fd.as_fd())?;
+    if facts.kind != EntryKind::File {
+        return Err(wrong_kind().into());
+    }
+    check_owned(path, &facts)?;
+    if facts.size > MAX_FILE_BYTES {
+        return Err(TrustError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: facts.size,
+            limit: MAX_FILE_BYTES,
+        }
+        .into());
+    }
+    Ok(TrustedFile {
+        path: path.to_path_buf(),
+        file: File::from(fd),
+        len: facts.size,
+    })
+}
+
+/// One directory reached by the walk from `/`: its resolved path (for messages) and descriptor.
+struct Step {
+    path: PathBuf,
+    fd: OwnedFd,
+}
+
+fn open_slash() -> Result<Step, Refusal> {
+    let path = PathBuf::from("/");
+    let fd = nix::fcntl::open("/", ancestor_flags(), Mode::empty())
+        .map_err(|errno| os_error(&path, errno))?;
+    check_ancestor(&path, &facts_of_fd(&path, fd.as_fd())?)?;
+    Ok(Step { path, fd })
+}
+
+/// The walkable components of a path: names and `..` (`/` and `.` carry no step).
+fn steps_of(path: &Path) -> impl DoubleEndedIterator<Item = OsString> + '_ {
+    path.components().filter_map(|component| match component {
+        Component::Normal(name) => Some(name.to_os_string()),
+        Component::ParentDir => Some(OsString::from("..")),
+        Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+    })
+}
+
+/// Walks from `/` through every directory of the absolute path `dir`, checking each as an
+/// ancestor and resolving symbolic links as described in the module documentation. Returns the
+/// descriptor of `dir` itself (checked as an ancestor too).
+fn walk_ancestors(dir: &Path) -> Result<Step, Refusal> {
+    let mut current = open_slash()?;
+    let mut above: Vec<Step> = Vec::new();
+    let mut queue: VecDeque<OsString> = steps_of(dir).collect();
+    let mut hops = 0;
+    while let Some(name) = queue.pop_front() {
+        if name == ".." {
+            // Every step is a real directory (links were resolved), so the lexical parent is
+            // the physical one.
+            if let Some(parent) = above.pop() {
+                current = parent;
+            }
+            continue;
+        }
+        let path = current.path.join(&name);
+        let facts = facts_of_name(current.fd.as_fd(), &name, &path)?;
+        match facts.kind {
+            EntryKind::Symlink => {
+                check_ancestor_owner(&path, &facts)?;
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(TrustError::SymlinkLoop { path }.into());
+                }
+                let target = PathBuf::from(
+                    readlinkat(current.fd.as_fd(), name.as_os_str())
+                        .map_err(|errno| os_error(&path, errno))?,
+                );
+                if target.has_root() {
+                    above.clear();
+                    current = open_slash()?;
+                }
+                for step in steps_of(&target).rev() {
+                    queue.push_front(step);
+                }
+            }
+            EntryKind::Dir => {
+                let fd = openat(
+                    current.fd.as_fd(),
+                    name.as_os_str(),
+                    ancestor_flags(),
+                    Mode::empty(),
+                )
+                .map_err(|errno| os_error(&path, errno))?;
+                check_ancestor(&path, &facts_of_fd(&path, fd.as_fd())?)?;
+                above.push(std::mem::replace(&mut current, Step { path, fd }));
+            }
+            EntryKind::File | EntryKind::Other => {
+                return Err(TrustError::WrongKind {
+                    path,
+                    expected: "directory",
+                }
+                .into());
+            }
+        }
+    }
+    Ok(current)
+}
+
+/// `path` made absolute and lexically normalized, split into its parent and final name
+/// (`None` for `/`).
+fn split_path(path: &Path) -> Result<(PathBuf, Option<OsString>), TrustError> {
+    let absolute = std::path::absolute(path).map_err(|error| io_error(path, &error))?;
+    let mut normal = PathBuf::from("/");
+    for component in absolute.components() {
+        match component {
+            Component::Normal(name) => normal.push(name),
+            Component::ParentDir => {
+                normal.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    let name = normal.file_name().map(OsStr::to_os_string);
+    if name.is_some() {
+        normal.pop();
+    }
+    Ok((normal, name))
+}
+
+/// A directory of the config root that passed the trust checks (and all of its ancestors did),
+/// held open: everything below it is opened, listed and read relative to this descriptor.
+#[derive(Debug)]
+pub struct TrustedDir {
+    path: PathBuf,
+    fd: OwnedFd,
+}
+
+/// One entry of a [`TrustedDir`], as listed (the kind is not followed through symlinks).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The raw name.
+    pub name: OsString,
+    /// What the name was when listed; opening it checks again.
+    pub kind: EntryKind,
+}
+
+impl DirEntry {
+    /// The name as UTF-8, or the [`TrustError::UnreadableName`] that reports it.
+    pub fn utf8_name(&self, dir: &TrustedDir) -> Result<&str, TrustError> {
+        self.name
+            .to_str()
+            .ok_or_else(|| TrustError::UnreadableName {
+                dir: dir.path.clone(),
+                name: escape_name(&self.name),
+            })
+    }
+}
+
+impl TrustedDir {
+    fn open_root_inner(path: &Path) -> Result<Self, Refusal> {
+        let (parent, name) = split_path(path)?;
+        let parent = walk_ancestors(&parent)?;
+        let fd = match name {
+            Some(name) => open_config_dir(parent.fd.as_fd(), &name, path)?,
+            None => {
+                // The config root is `/` itself: it gets the checks of a config directory.
+                let facts = facts_of_fd(path, parent.fd.as_fd())?;
+                check_owned(path, &facts)?;
+                nix::fcntl::open("/", config_flags() | OFlag::O_DIRECTORY, Mode::empty())
+                    .map_err(|errno| os_error(path, errno))?
+            }
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            fd,
+        })
+    }
+
+    /// Opens the config root `path`: every ancestor is checked on the way down from `/`, then
+    /// the root itself (owned by you, not group- or world-writable, not a symlink).
+    pub fn open_root(path: &Path) -> Result<Self, TrustError> {
+        Self::open_root_inner(path).map_err(Refusal::into_error)
+    }
+
+    /// Like [`open_root`](Self::open_root), but `None` when the root (or a directory above it)
+    /// does not exist.
+    pub fn open_root_if_exists(path: &Path) -> Result<Option<Self>, TrustError> {
+        Refusal::missing_is_none(Self::open_root_inner(path))
+    }
+
+    /// The path this directory is reported under.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Opens the child directory `name` (one component) relative to this directory.
+    pub fn open_dir(&self, name: &OsStr) -> Result<Self, TrustError> {
+        self.open_dir_inner(name).map_err(Refusal::into_error)
+    }
+
+    /// Like [`open_dir`](Self::open_dir), but `None` when `name` does not exist.
+    pub fn open_dir_if_exists(&self, name: &OsStr) -> Result<Option<Self>, TrustError> {
+        Refusal::missing_is_none(self.open_dir_inner(name))
+    }
+
+    fn open_dir_inner(&self, name: &OsStr) -> Result<Self, Refusal> {
+        let path = self.path.join(name);
+        let fd = open_config_dir(self.fd.as_fd(), name, &path)?;
+        Ok(Self { path, fd })
+    }
+
+    /// Opens a relative directory path inside this one, one checked component at a time. The
+    /// path may contain only names (no `/` at the start, no `.`/`..` that walk elsewhere).
+    pub fn open_relative_dir(&self, relative: &Path) -> Result<Self, TrustError> {
+        let mut dir: Option<Self> = None;
+        for component in relative.components() {
+            let name = match component {
+                Component::Normal(name) => name,
+                Component::CurDir => continue,
+                Component::RootDir | Component::ParentDir | Component::Prefix(_) => {
+                    return Err(TrustError::Io {
+                        path: self.path.join(relative),
+                        error: "not a path inside the config root".to_owned(),
+                    });
+                }
+            };
+            let next = dir.as_ref().unwrap_or(self).open_dir(name)?;
+            dir = Some(next);
+        }
+        match dir {
+            Some(dir) => Ok(dir),
+            None => self.try_clone(),
+        }
+    }
+
+    fn try_clone(&self) -> Result<Self, TrustError> {
+        let fd = self
+            .fd
+            .try_clone()
+            .map_err(|error| io_error(&self.path, &error))?;
+        Ok(Self {
+            path: self.path.clone(),
+            fd,
+        })
+    }
+
+    /// Opens the regular file `name` (one component) relative to this directory.
+    pub fn open_file(&self, name: &OsStr) -> Result<TrustedFile, TrustError> {
+        open_config_file(self.fd.as_fd(), name, &self.path.join(name)).map_err(Refusal::into_error)
+    }
+
+    /// Opens, checks and reads the file `name` as UTF-8.
+    pub fn read_file(&self, name: &OsStr) -> Result<String, TrustError> {
+        self.open_file(name)?.read_to_string()
+    }
+
+    /// Whether `name` exists (as anything, not following a symlink).
+    pub fn contains(&self, name: &OsStr) -> Result<bool, TrustError> {
+        let path = self.path.join(name);
+        check_single_name(name, &path)?;
+        match facts_of_name(self.fd.as_fd(), name, &path) {
+            Ok(_) => Ok(true),
+            Err(Refusal::Missing(_)) => Ok(false),
+            Err(Refusal::Refused(error)) => Err(error),
+        }
+    }
+
+    /// The entries of this directory (without `.` and `..`), sorted by name bytes, listed from
+    /// the checked descriptor. At most [`MAX_DIR_ENTRIES`].
+    pub fn entries(&self) -> Result<Vec<DirEntry>, TrustError> {
+        let mut dir = Dir::openat(
+            self.fd.as_fd(),
+            ".",
+            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|errno| os_error(&self.path, errno).into_error())?;
+        let mut entries = Vec::new();
+        for entry in dir.iter() {
+            let entry = entry.map_err(|errno| os_error(&self.path, errno).into_error())?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            if entries.len() == MAX_DIR_ENTRIES {
+                return Err(TrustError::TooManyEntries {
+                    path: self.path.clone(),
+                    limit: MAX_DIR_ENTRIES,
+                });
+            }
+            let kind = match facts_of_name(self.fd.as_fd(), name, &self.path.join(name)) {
+                Ok(facts) => facts.kind,
+                // Removed since it was listed: it is not there any more.
+                Err(Refusal::Missing(_)) => continue,
+                // Opening it will report why.
+                Err(Refusal::Refused(_)) => EntryKind::Other,
+            };
+            entries.push(DirEntry {
+                name: name.to_os_string(),
+                kind,
+            });
+        }
+        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        Ok(entries)
+    }
+
+    /// Replaces the file `name` with `text`, mode 0600, relative to this directory: written to
+    /// `<name>.tmp` (created exclusively, never through a symlink), then renamed over `name`.
+    pub fn write_private(&self, name: &OsStr, text: &[u8]) -> Result<(), TrustError> {
+        let path = self.path.join(name);
+        check_single_name(name, &path)?;
+        let mut staged = name.to_os_string();
+        staged.push(".tmp");
+        let fail = |errno: Errno| os_error(&path, errno).into_error();
+        match unlinkat(
+            self.fd.as_fd(),
+            staged.as_os_str(),
+            UnlinkatFlags::NoRemoveDir,
+        ) {
+            Ok(()) | Err(Errno::ENOENT) => {}
+            Err(errno) => return Err(fail(errno)),
+        }
+        let fd = openat(
+            self.fd.as_fd(),
+            staged.as_os_str(),
+            OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+            Mode::from_bits_truncate(0o600),
+        )
+        .map_err(fail)?;
+        let mut file = File::from(fd);
+        file.write_all(text)
+            .and_then(|()| file.sync_all())
+            .map_err(|error| io_error(&path, &error))?;
+        renameat(self.fd.as_fd(), staged.as_os_str(), self.fd.as_fd(), name).map_err(fail)
+    }
+}
+
+/// Checks a directory as a config root: every ancestor (owned by root or you, not writable by
+/// others unless sticky) and the directory itself (owned by you, not group- or world-writable,
+/// not a symlink).
+pub fn check_dir(path: &Path) -> Result<(), TrustError> {
+    TrustedDir::open_root(path).map(drop)
 }
 
 /// A regular file that passed the trust checks, held open: reading it reads what was checked.
@@ -153,30 +761,19 @@ pub struct TrustedFile {
 }
 
 impl TrustedFile {
-    /// Opens `path` without following symlinks and checks the opened file: a regular file owned
-    /// by the current user, not group- or world-writable, at most [`MAX_FILE_BYTES`].
+    /// Opens `path` after checking every directory above it as an ancestor, without following a
+    /// symlink at `path`, and checks the opened file: a regular file owned by the current user,
+    /// not group- or world-writable, at most [`MAX_FILE_BYTES`].
     pub fn open(path: &Path) -> Result<Self, TrustError> {
-        let file = open_no_follow(path, 0, "regular file")?;
-        let meta = file.metadata().map_err(|error| io_error(path, &error))?;
-        if !meta.is_file() {
+        let (parent, name) = split_path(path)?;
+        let Some(name) = name else {
             return Err(TrustError::WrongKind {
                 path: path.to_path_buf(),
                 expected: "regular file",
             });
-        }
-        check_metadata(path, &meta)?;
-        if meta.len() > MAX_FILE_BYTES {
-            return Err(TrustError::TooLarge {
-                path: path.to_path_buf(),
-                bytes: meta.len(),
-                limit: MAX_FILE_BYTES,
-            });
-        }
-        Ok(Self {
-            path: path.to_path_buf(),
-            file,
-            len: meta.len(),
-        })
+        };
+        let parent = walk_ancestors(&parent).map_err(Refusal::into_error)?;
+        open_config_file(parent.fd.as_fd(), &name, path).map_err(Refusal::into_error)
     }
 
     /// Reads the checked file as UTF-8 (never more than [`MAX_FILE_BYTES`], even if it grew).
@@ -201,7 +798,111 @@ impl TrustedFile {
     }
 }
 
-/// Opens `path` without following symlinks, checks the opened file, and reads it as UTF-8.
+/// Opens `path` (its ancestors checked), checks the opened file, and reads it as UTF-8.
 pub fn read_trusted(path: &Path) -> Result<String, TrustError> {
     TrustedFile::open(path)?.read_to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(uid: u32, mode: u32) -> Facts {
+        Facts {
+            kind: EntryKind::Dir,
+            uid,
+            mode,
+            size: 0,
+        }
+    }
+
+    /// A uid that is neither root nor the current user.
+    fn other_uid() -> u32 {
+        if current_uid() == 65534 { 65533 } else { 65534 }
+    }
+
+    #[test]
+    fn ancestors_may_be_owned_by_root_or_you_and_shared_only_when_sticky() {
+        let path = Path::new("/a");
+        for facts in [
+            dir(0, 0o755),
+            dir(current_uid(), 0o700),
+            dir(0, 0o1777),
+            dir(0, 0o1770),
+        ] {
+            assert_eq!(check_ancestor(path, &facts), Ok(()), "{:o}", facts.mode);
+        }
+        for mode in [0o777, 0o775, 0o757, 0o2775] {
+            assert_eq!(
+                check_ancestor(path, &dir(0, mode)),
+                Err(TrustError::AncestorWritable {
+                    path: path.to_path_buf(),
+                    mode
+                })
+            );
+        }
+        // Below a sticky directory, an entry another user owns could be renamed by them: every
+        // entry the walk steps into (directory or link) is owner-checked.
+        let other = other_uid();
+        for facts in [dir(other, 0o755), dir(other, 0o1777)] {
+            assert!(matches!(
+                check_ancestor(path, &facts),
+                Err(TrustError::AncestorNotOwned { owner, .. }) if owner == other
+            ));
+        }
+        let link = Facts {
+            kind: EntryKind::Symlink,
+            ..dir(other, 0o777)
+        };
+        assert!(matches!(
+            check_ancestor_owner(path, &link),
+            Err(TrustError::AncestorNotOwned { .. })
+        ));
+        let file = Facts {
+            kind: EntryKind::File,
+            ..dir(0, 0o755)
+        };
+        assert!(matches!(
+            check_ancestor(path, &file),
+            Err(TrustError::WrongKind { .. })
+        ));
+    }
+
+    #[test]
+    fn config_entries_must_be_yours_and_private_even_below_root_owned_ancestors() {
+        let path = Path::new("/a");
+        assert_eq!(check_owned(path, &dir(current_uid(), 0o700)), Ok(()));
+        assert!(matches!(
+            check_owned(path, &dir(current_uid(), 0o1700 | 0o020)),
+            Err(TrustError::Writable { .. })
+        ));
+        assert!(matches!(
+            check_owned(path, &dir(other_uid(), 0o700)),
+            Err(TrustError::NotOwned { .. })
+        ));
+    }
+
+    #[test]
+    fn paths_are_split_after_lexical_normalization() {
+        assert_eq!(
+            split_path(Path::new("/a/./b/../c/")).unwrap(),
+            (PathBuf::from("/a"), Some(OsString::from("c")))
+        );
+        assert_eq!(
+            split_path(Path::new("/")).unwrap(),
+            (PathBuf::from("/"), None)
+        );
+        assert_eq!(
+            split_path(Path::new("/..")).unwrap(),
+            (PathBuf::from("/"), None)
+        );
+    }
+
+    #[test]
+    fn names_are_escaped_for_messages() {
+        assert_eq!(
+            escape_name(OsStr::from_bytes(b"a\xff\n\x1b[0m.rhai")),
+            "a\\xff\\n\\x1b[0m.rhai"
+        );
+    }
 }

@@ -1,10 +1,11 @@
-//! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted, the
-//! trust and load status of its rule files and of each policy, and the registry digest.
+//! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted (the
+//! whole path to it), the trust, load and compile status of its rule files and of each policy, and
+//! the registry digest.
 
 use super::contract::PolicyKind;
 use super::registry::{PolicyRegistry, RegistrySource};
-use crate::config::project::read_project;
-use crate::config::trust::check_dir;
+use crate::analysis::rules::load_rules;
+use crate::config::ConfigSource;
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
@@ -28,7 +29,8 @@ pub struct DoctorReport {
     pub root: PathBuf,
     /// `ok`, or what is wrong with the root itself.
     pub root_status: Result<(), String>,
-    /// Problems with `sgconfig.yml` and the rule files (trust, YAML).
+    /// Problems with `sgconfig.yml` and the rule files (trust, YAML, compilation), worded as
+    /// `check` words them.
     pub rule_problems: Vec<String>,
     /// How many rule files were read.
     pub rule_files: usize,
@@ -50,28 +52,29 @@ impl DoctorReport {
     }
 }
 
-/// Examines `root` without changing anything.
+/// Examines `root` without changing anything. The rules are read and compiled by the same
+/// [`load_rules`] that `check` uses, so `doctor` reports exactly the problems `check` refuses
+/// to run with.
 pub fn doctor(root: &Path) -> DoctorReport {
     let registry = PolicyRegistry::load(root);
     let root_status = match registry.source() {
-        RegistrySource::Root(_) => check_dir(root).map_err(|e| e.to_string()),
+        RegistrySource::Root(_) => Ok(()),
         _ => Err(registry.guidance().unwrap_or_default()),
     };
-    let (rule_texts, rule_problems) = match (&root_status, read_project(root)) {
-        (Err(_), _) => (Vec::new(), Vec::new()),
-        (Ok(()), Ok(project)) => {
-            let texts = project
-                .rules
-                .iter()
-                .chain(&project.utils)
-                .map(|file| (relative(root, &file.path), file.text.clone()))
+    let (rule_texts, rule_problems) = match &root_status {
+        Err(_) => (Vec::new(), Vec::new()),
+        Ok(()) => {
+            let loaded = load_rules(&ConfigSource::Root(root.to_path_buf()));
+            let texts: Vec<(String, String)> = loaded
+                .files
+                .into_iter()
+                .map(|file| (relative(root, &file.path), file.text))
                 .collect();
             (
                 texts,
-                project.problems.iter().map(ToString::to_string).collect(),
+                loaded.problems.iter().map(ToString::to_string).collect(),
             )
         }
-        (Ok(()), Err(problem)) => (Vec::new(), vec![problem.to_string()]),
     };
     let mut policies: Vec<(PathBuf, PolicyHealth)> = registry
         .policies()
@@ -113,7 +116,10 @@ impl std::fmt::Display for DoctorReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "config root: {}", self.root.display())?;
         match &self.root_status {
-            Ok(()) => writeln!(f, "  ok: exists, owned by you, not writable by others")?,
+            Ok(()) => writeln!(
+                f,
+                "  ok: exists, owned by you, neither it nor a directory above it writable by others"
+            )?,
             Err(problem) => writeln!(f, "  problem: {problem}")?,
         }
         writeln!(f, "rules: {} file(s) read", self.rule_files)?;

@@ -1,9 +1,10 @@
 //! Where policy files come from: the `policies/` directory of a config root (sorted direct
-//! children ending in `.rhai`, each read through the trust checks) or the built-in pack.
+//! children ending in `.rhai`, each opened relative to the checked directory) or the built-in
+//! pack.
 
 use super::builtin;
-use crate::config::trust::{TrustError, check_dir, read_trusted};
-use std::io::ErrorKind;
+use crate::config::trust::{TrustError, TrustedDir, escape_name};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// The directory under a config root that holds policies.
@@ -32,47 +33,41 @@ pub enum RootPolicies {
     Files(Vec<PolicySource>),
 }
 
-/// Lists and reads `<root>/policies/*.rhai`.
+/// Lists and reads `<root>/policies/*.rhai`, everything opened relative to the checked root.
+/// A name in `policies/` that is not valid UTF-8 is returned as a source whose text is the
+/// [`TrustError::UnreadableName`] that reports it.
 pub fn read_root(root: &Path) -> RootPolicies {
-    match std::fs::symlink_metadata(root) {
-        Err(error) if error.kind() == ErrorKind::NotFound => return RootPolicies::Absent,
-        _ => {}
-    }
-    if let Err(error) = check_dir(root) {
-        return RootPolicies::Untrusted(error);
-    }
-    let dir = root.join(POLICY_DIR);
-    if std::fs::symlink_metadata(&dir).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-        return RootPolicies::Files(Vec::new());
-    }
-    if let Err(error) = check_dir(&dir) {
-        return RootPolicies::Untrusted(error);
-    }
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(error) => {
-            return RootPolicies::Untrusted(TrustError::Io {
-                path: dir,
-                error: error.to_string(),
-            });
-        }
+    let root = match TrustedDir::open_root_if_exists(root) {
+        Ok(Some(root)) => root,
+        Ok(None) => return RootPolicies::Absent,
+        Err(error) => return RootPolicies::Untrusted(error),
     };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter(|name| name.ends_with(".rhai"))
-        .collect();
-    names.sort();
+    let dir = match root.open_dir_if_exists(OsStr::new(POLICY_DIR)) {
+        Ok(Some(dir)) => dir,
+        Ok(None) => return RootPolicies::Files(Vec::new()),
+        Err(error) => return RootPolicies::Untrusted(error),
+    };
+    let entries = match dir.entries() {
+        Ok(entries) => entries,
+        Err(error) => return RootPolicies::Untrusted(error),
+    };
     RootPolicies::Files(
-        names
-            .into_iter()
-            .map(|name| {
-                let path = dir.join(&name);
-                let text = read_trusted(&path);
-                PolicySource {
-                    path,
-                    relative: format!("{POLICY_DIR}/{name}"),
-                    text,
+        entries
+            .iter()
+            .filter_map(|entry| {
+                let path = dir.path().join(&entry.name);
+                match entry.utf8_name(&dir) {
+                    Ok(name) if name.ends_with(".rhai") => Some(PolicySource {
+                        path,
+                        relative: format!("{POLICY_DIR}/{name}"),
+                        text: dir.read_file(&entry.name),
+                    }),
+                    Ok(_) => None,
+                    Err(unreadable) => Some(PolicySource {
+                        path,
+                        relative: format!("{POLICY_DIR}/{}", escape_name(&entry.name)),
+                        text: Err(unreadable),
+                    }),
                 }
             })
             .collect(),

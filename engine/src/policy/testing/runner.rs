@@ -6,15 +6,14 @@ use super::FIXTURE_DIR;
 use super::fixture::{ExpectedDiagnostic, FixtureCase, FixtureFile};
 use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
-use crate::config::trust::{check_dir, read_trusted};
+use crate::config::trust::{TrustError, TrustedDir};
 use crate::policy::contract::PolicySpec;
 use crate::policy::diagnostic::PolicyDiagnostic;
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
 use crate::policy::run::AffectedRequirement;
 use crate::policy::sandbox::Cancellation;
 use std::collections::BTreeSet;
-use std::io::ErrorKind;
-use std::os::unix::fs::OpenOptionsExt;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -155,8 +154,17 @@ pub fn run_fixtures(
         report.problems.push(guidance);
     }
     let mut tested = BTreeSet::new();
-    for path in fixture_paths(root, &mut report.problems) {
-        let fixture = read_trusted(&path)
+    let fixtures = fixture_dir(root, &mut report.problems).map(|dir| {
+        let names = fixture_names(&dir, &mut report.problems);
+        (dir, names)
+    });
+    let fixtures = fixtures
+        .iter()
+        .flat_map(|(dir, names)| names.iter().map(move |name| (dir, name)));
+    for (dir, name) in fixtures {
+        let path = dir.path().join(name);
+        let fixture = dir
+            .read_file(OsStr::new(name))
             .map_err(|error| error.to_string())
             .and_then(|text| {
                 FixtureFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
@@ -178,7 +186,7 @@ pub fn run_fixtures(
         };
         tested.insert(policy.contract.id.clone());
         report.files.push(run_file(
-            &path, &fixture, registry, policy, analyzer, update,
+            dir, name, &fixture, registry, policy, analyzer, update,
         ));
     }
     if report.case_count() == 0 {
@@ -196,35 +204,54 @@ pub fn run_fixtures(
     report
 }
 
-fn fixture_paths(root: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let dir = root.join(FIXTURE_DIR);
-    if std::fs::symlink_metadata(&dir).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-        return Vec::new();
-    }
-    if let Err(error) = check_dir(&dir) {
+/// `<root>/policies/tests`, opened below the checked root; `None` when it does not exist.
+fn fixture_dir(root: &Path, problems: &mut Vec<String>) -> Option<TrustedDir> {
+    let opened = TrustedDir::open_root_if_exists(root).and_then(|root| {
+        let Some(root) = root else { return Ok(None) };
+        let mut dir = Some(root);
+        for name in Path::new(FIXTURE_DIR).iter() {
+            dir = match dir {
+                Some(dir) => dir.open_dir_if_exists(name)?,
+                None => return Ok(None),
+            };
+        }
+        Ok(dir)
+    });
+    opened.unwrap_or_else(|error: TrustError| {
         problems.push(error.to_string());
-        return Vec::new();
-    }
-    let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        None
+    })
+}
+
+/// The `*.yml`/`*.yaml` names in the fixture directory, sorted; names that are not UTF-8 are
+/// reported.
+fn fixture_names(dir: &TrustedDir, problems: &mut Vec<String>) -> Vec<String> {
+    match dir.entries() {
         Ok(entries) => entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| {
-                path.extension()
+            .iter()
+            .filter_map(|entry| match entry.utf8_name(dir) {
+                Ok(name) => Some(name.to_owned()),
+                Err(error) => {
+                    problems.push(error.to_string());
+                    None
+                }
+            })
+            .filter(|name| {
+                Path::new(name)
+                    .extension()
                     .is_some_and(|ext| ext == "yml" || ext == "yaml")
             })
             .collect(),
         Err(error) => {
-            problems.push(format!("{}: {error}", dir.display()));
+            problems.push(error.to_string());
             Vec::new()
         }
-    };
-    paths.sort();
-    paths
+    }
 }
 
 fn run_file(
-    path: &Path,
+    dir: &TrustedDir,
+    name: &str,
     fixture: &FixtureFile,
     registry: &PolicyRegistry,
     policy: &LoadedPolicy,
@@ -241,11 +268,12 @@ fn run_file(
             report
         })
         .collect();
+    let snapshot = Path::new(name).with_extension("snap");
     FixtureReport {
-        path: path.to_path_buf(),
+        path: dir.path().join(name),
         policy: fixture.policy.clone(),
         cases,
-        snapshot: compare_snapshot(&path.with_extension("snap"), &rendered, update),
+        snapshot: compare_snapshot(dir, snapshot.as_os_str(), &rendered, update),
     }
 }
 
@@ -350,17 +378,24 @@ fn compare_requirements(
         .collect();
 }
 
-fn compare_snapshot(path: &Path, rendered: &str, update: bool) -> SnapshotStatus {
+fn compare_snapshot(
+    dir: &TrustedDir,
+    name: &OsStr,
+    rendered: &str,
+    update: bool,
+) -> SnapshotStatus {
     if update {
-        return match write_private(path, rendered) {
+        return match dir.write_private(name, rendered.as_bytes()) {
             Ok(()) => SnapshotStatus::Updated,
-            Err(error) => SnapshotStatus::Failed(format!("{}: {error}", path.display())),
+            Err(error) => SnapshotStatus::Failed(error.to_string()),
         };
     }
-    if std::fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-        return SnapshotStatus::Missing;
+    match dir.contains(name) {
+        Ok(false) => return SnapshotStatus::Missing,
+        Ok(true) => {}
+        Err(error) => return SnapshotStatus::Failed(error.to_string()),
     }
-    match read_trusted(path) {
+    match dir.read_file(name) {
         Ok(stored) if stored == rendered => SnapshotStatus::Matches,
         Ok(stored) => first_difference(&stored, rendered),
         Err(error) => SnapshotStatus::Failed(error.to_string()),
@@ -383,19 +418,4 @@ fn first_difference(expected: &str, actual: &str) -> SnapshotStatus {
             }
         }
     }
-}
-
-/// Replaces `path` with `text`, mode 0600, never following a symlink at `path`.
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    let staged = path.with_extension("snap.tmp");
-    let _ = std::fs::remove_file(&staged);
-    let mut file = std::fs::File::options()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(nix::libc::O_NOFOLLOW)
-        .open(&staged)?;
-    std::io::Write::write_all(&mut file, text.as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(&staged, path)
 }
