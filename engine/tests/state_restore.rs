@@ -1,10 +1,13 @@
 //! Durable, branch-aware state: entries appended on meaningful transitions only, restore from the
-//! latest valid entry of the current branch (skipping malformed and newer ones), branch switches
-//! and forks, and the live workspace compared before restored state is trusted.
+//! latest valid entry of the current branch (skipping malformed and newer ones, failing closed
+//! when none can be read), branch switches and forks, and the live workspace compared before
+//! restored state is trusted.
 
 mod verification_support;
 
-use pi_native_hooks::state::{self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem};
+use pi_native_hooks::state::{
+    self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem, StateWarning,
+};
 use pi_native_hooks::verification::{CallOutcome, RequirementState, SettleDecision};
 use verification_support::{ConfigRoot, Repo, Session, continuation_text, exit, success};
 
@@ -15,6 +18,14 @@ fn passed() -> Session {
     session.run("npm test", success());
     assert_eq!(session.branch.len(), 2);
     session
+}
+
+/// The entry id and problem of a [`StateWarning::Skipped`].
+fn skipped(warning: &StateWarning) -> (&str, &StateProblem) {
+    match warning {
+        StateWarning::Skipped { entry_id, problem } => (entry_id, problem),
+        other => panic!("expected a skipped entry, got {other:?}"),
+    }
 }
 
 fn entry(id: &str, data: serde_json::Value) -> BranchEntry {
@@ -89,15 +100,15 @@ fn malformed_entry_is_skipped_with_a_warning() {
     let session = session.resume();
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
-    let skipped: Vec<&str> = session
+    let skipped_ids: Vec<&str> = session
         .restored
         .warnings
         .iter()
-        .map(|warning| warning.entry_id.as_str())
+        .map(|warning| skipped(warning).0)
         .collect();
-    assert_eq!(skipped, ["garbage", "broken"]);
+    assert_eq!(skipped_ids, ["garbage", "broken"]);
     assert!(matches!(
-        session.restored.warnings[0].problem,
+        skipped(&session.restored.warnings[0]).1,
         StateProblem::Malformed(_)
     ));
     assert_eq!(session.state("test"), RequirementState::Passed);
@@ -114,8 +125,8 @@ fn newer_version_entry_is_skipped_with_a_warning() {
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
     assert_eq!(
-        session.restored.warnings[0].problem,
-        StateProblem::Newer {
+        skipped(&session.restored.warnings[0]).1,
+        &StateProblem::Newer {
             version: "pi-native-hooks-state-v2".to_owned()
         }
     );
@@ -279,9 +290,82 @@ fn a_fractional_number_in_an_integer_field_is_still_malformed() {
     let session = session.resume();
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
-    assert_eq!(session.restored.warnings[0].entry_id, "fractional");
+    assert_eq!(skipped(&session.restored.warnings[0]).0, "fractional");
     assert!(matches!(
-        session.restored.warnings[0].problem,
+        skipped(&session.restored.warnings[0]).1,
         StateProblem::Malformed(_)
     ));
+}
+
+// Unreadable state: fail closed.
+
+#[test]
+fn branch_whose_state_entries_are_all_unreadable_restores_every_check_as_unknown() {
+    let branch = vec![
+        entry(
+            "future",
+            serde_json::json!({ "version": "pi-native-hooks-state-v9", "gate": {} }),
+        ),
+        entry(
+            "broken",
+            serde_json::json!({ "version": STATE_VERSION, "gate": { "revision": "many" } }),
+        ),
+    ];
+    let mut session = Session::start(Repo::demo(), ConfigRoot::demo(), branch);
+
+    assert_eq!(session.restored.entry_id, None);
+    let warnings = &session.restored.warnings;
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert_eq!(skipped(&warnings[0]).0, "broken");
+    assert_eq!(skipped(&warnings[1]).0, "future");
+    assert_eq!(
+        warnings[2],
+        StateWarning::NoneReadable {
+            skipped: 2,
+            unknown: 2
+        }
+    );
+    assert!(
+        warnings[2].to_string().contains("could be read")
+            && warnings[2].to_string().contains("`unknown`"),
+        "{}",
+        warnings[2]
+    );
+    for id in ["test", "docs"] {
+        assert_eq!(session.state(id), RequirementState::Unknown, "{id}");
+        let reason = session.requirement(id).unknown_reason().expect("reason");
+        assert!(reason.contains("could not be read"), "{reason}");
+    }
+    assert_eq!(session.branch.len(), 3, "the fail-closed state is recorded");
+    let decision = session.settle();
+    let text = continuation_text(&decision);
+    assert!(
+        text.contains("`npm test`") && text.contains("`npm run docs`"),
+        "{text}"
+    );
+
+    session.run("npm test", success());
+    session.run("npm run docs", success());
+    assert_eq!(session.settle(), SettleDecision::Settle);
+    let session = session.resume();
+    assert!(
+        session.restored.warnings.is_empty(),
+        "{:?}",
+        session.restored.warnings
+    );
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    assert_eq!(session.state("docs"), RequirementState::Passed);
+}
+
+#[test]
+fn one_unreadable_entry_alone_fails_closed_too() {
+    let repo = Repo::demo();
+    let branch = vec![entry("garbage", serde_json::json!("not an object"))];
+    let mut session = Session::start(repo, ConfigRoot::demo(), branch);
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    assert!(matches!(
+        session.restored.warnings.last(),
+        Some(StateWarning::NoneReadable { skipped: 1, .. })
+    ));
+    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
 }

@@ -136,6 +136,18 @@ impl VerificationGate {
         self.prune_waivers();
     }
 
+    /// Starts the branch fail-closed because its saved state exists but cannot be read (written
+    /// by a newer version, or corrupt): nothing says which requirements were armed, so every
+    /// requirement of the matching policies is armed and `unknown` for `reason` until it is
+    /// rerun or waived. The live workspace becomes the record.
+    pub fn restore_unreadable(&mut self, reason: &str, live: &WorkspaceObservation) {
+        self.restore(None, live);
+        self.revision = 1;
+        for requirement in &mut self.requirements {
+            self.transition |= requirement.make_unknown(self.revision, reason);
+        }
+    }
+
     /// Switches to a reloaded registry: re-matches the project and reconciles the requirements.
     pub fn reload(&mut self, registry: &PolicyRegistry) {
         let projects = match_projects(&self.config.cwd, registry);
