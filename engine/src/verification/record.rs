@@ -1,7 +1,9 @@
 //! Owns the workspace state the gate remembers and persists ([`WorkspaceRecord`]: `HEAD`, the
 //! snapshot fingerprint and one digest per dirty path), what a caller observed
 //! ([`WorkspaceObservation`]), and drift: which paths changed between the remembered state
-//! ([`Baseline`]) and a live snapshot, or that this cannot be proven.
+//! ([`Baseline`]) and any later snapshot — live, or a wave's baseline or post-wave snapshot, full
+//! or path-limited — or that this cannot be proven. Every observation is compared with the record
+//! before it replaces any part of it, so no change is absorbed unseen.
 
 use crate::workspace::{DirtyEntry, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 use serde::{Deserialize, Serialize};
@@ -99,7 +101,7 @@ pub enum Baseline {
     },
 }
 
-/// What changed between the baseline and a live observation.
+/// What changed between the baseline and a later observation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Drift {
     /// Nothing, or nothing the gate has not already accounted for.
@@ -128,9 +130,7 @@ impl Baseline {
     pub(crate) fn drift_to(&self, live: &WorkspaceObservation) -> Drift {
         match (self, live) {
             (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. }) => Drift::None,
-            (Baseline::Unknown { reason }, _) => Drift::Unknown(format!(
-                "the workspace could not be recorded earlier ({reason}), so changes since then cannot be attributed"
-            )),
+            (Baseline::Unknown { reason }, _) => Drift::Unknown(gap(reason)),
             (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => {
                 Drift::Unknown(format!("the workspace snapshot failed: {reason}"))
             }
@@ -142,29 +142,109 @@ impl Baseline {
         }
     }
 
-    /// Folds in the workspace after a wave and returns why the baseline was lost, if it was lost
-    /// here (the caller then makes armed requirements `unknown`). `None` (no snapshot) leaves the
-    /// baseline as it was, so the wave's changes reappear as drift at the next refresh. An
-    /// unknown baseline is re-established only by a refresh, which treats the gap as unprovable.
-    pub(crate) fn after_wave(&mut self, after: Option<&WorkspaceObservation>) -> Option<String> {
-        let Baseline::Known(record) = self else {
-            return None;
-        };
-        let reason = match after? {
-            WorkspaceObservation::Full(next) => {
+    /// At the start of a wave: the changes from this baseline to the wave's baseline snapshot
+    /// `before` (all made before the wave's calls ran: out of band), and the baseline moved to
+    /// it — replaced by a full snapshot, patched by a path-limited one on its paths only, so
+    /// changes elsewhere stay visible to the next full snapshot.
+    ///
+    /// An unknown baseline stays unknown under a path-limited snapshot: the gap is reported at the
+    /// next full one, and evidence only comes from waves with a full baseline (`bash`).
+    pub(crate) fn catch_up(&mut self, before: &WorkspaceObservation) -> Drift {
+        match (&mut *self, before) {
+            (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
+            | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
+            (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
+                let drift = Drift::Unknown(gap(reason));
+                *self = Baseline::Known(next.clone());
+                drift
+            }
+            (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
+                format!("the workspace snapshot before a wave failed: {reason}"),
+            ),
+            (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
+                let drift = record.drift_to(next);
                 *record = next.clone();
-                return None;
+                drift
             }
-            WorkspaceObservation::Partial(partial) => record.patch(partial).err()?,
-            WorkspaceObservation::Unavailable { reason } => {
-                format!("the workspace snapshot after a wave failed: {reason}")
+            (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
+                let drift = record.drift_within(partial);
+                match record.patch(partial) {
+                    Ok(()) => drift,
+                    Err(reason) => self.lose(reason),
+                }
             }
+        }
+    }
+
+    /// After a wave: folds in the post-wave snapshot `after`. `before` is the wave's baseline
+    /// snapshot when the gate saw it ([`Baseline::catch_up`]); without one of the same scope,
+    /// whatever differs between this baseline and `after` was never compared and is returned as
+    /// drift (the caller leaves out the wave's own changes). A lost baseline is returned as
+    /// unknown drift. `None` (no snapshot) leaves the baseline as it was, so the wave's changes
+    /// reappear as drift at the next snapshot.
+    pub(crate) fn after_wave(
+        &mut self,
+        before: Option<&WorkspaceObservation>,
+        after: Option<&WorkspaceObservation>,
+    ) -> Drift {
+        let Some(after) = after else {
+            return Drift::None;
         };
+        let caught_up = matches!(
+            (before, after),
+            (Some(WorkspaceObservation::Full(_)), _)
+                | (
+                    Some(WorkspaceObservation::Partial(_)),
+                    WorkspaceObservation::Partial(_)
+                )
+        );
+        match (&mut *self, after) {
+            (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
+            | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
+            (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
+                let drift = Drift::Unknown(gap(reason));
+                *self = Baseline::Known(next.clone());
+                drift
+            }
+            (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
+                format!("the workspace snapshot after a wave failed: {reason}"),
+            ),
+            (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
+                let drift = if caught_up {
+                    Drift::None
+                } else {
+                    record.drift_to(next)
+                };
+                *record = next.clone();
+                drift
+            }
+            (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
+                let drift = if caught_up {
+                    Drift::None
+                } else {
+                    record.drift_within(partial)
+                };
+                match record.patch(partial) {
+                    Ok(()) => drift,
+                    Err(reason) => self.lose(reason),
+                }
+            }
+        }
+    }
+
+    /// Marks the baseline lost for `reason` and returns that as unknown drift.
+    fn lose(&mut self, reason: String) -> Drift {
         *self = Baseline::Unknown {
             reason: reason.clone(),
         };
-        Some(reason)
+        Drift::Unknown(reason)
     }
+}
+
+fn gap(reason: &str) -> String {
+    format!(
+        "the workspace could not be recorded earlier ({reason}), so changes since then cannot be attributed"
+    )
 }
 
 impl WorkspaceRecord {
@@ -173,21 +253,38 @@ impl WorkspaceRecord {
             return Drift::None;
         }
         if self.head != after.head {
-            return Drift::Unknown(format!(
-                "HEAD moved from {} to {} outside the observed tool calls",
-                short(self.head.as_deref()),
-                short(after.head.as_deref()),
-            ));
+            return Drift::Unknown(head_moved(self.head.as_deref(), after.head.as_deref()));
         }
-        let (Some(before), Some(now)) = (&self.dirty, &after.dirty) else {
-            return Drift::Unknown(format!(
-                "more than {MAX_RECORDED_PATHS} dirty paths: changed paths cannot be named"
-            ));
+        if let (Some(before), Some(now)) = (&self.dirty, &after.dirty) {
+            let changed: BTreeSet<String> = before
+                .keys()
+                .chain(now.keys())
+                .filter(|path| before.get(*path) != now.get(*path))
+                .cloned()
+                .collect();
+            return if changed.is_empty() {
+                Drift::None
+            } else {
+                Drift::Paths(changed)
+            };
+        }
+        Drift::Unknown(too_many())
+    }
+
+    /// The changes on `partial`'s paths only.
+    fn drift_within(&self, partial: &PartialRecord) -> Drift {
+        if self.head != partial.head {
+            return Drift::Unknown(head_moved(self.head.as_deref(), partial.head.as_deref()));
+        }
+        let Some(dirty) = &self.dirty else {
+            return Drift::Unknown(too_many());
         };
-        let changed: BTreeSet<String> = before
+        let scope = Scope::Paths(partial.paths.clone());
+        let changed: BTreeSet<String> = dirty
             .keys()
-            .chain(now.keys())
-            .filter(|path| before.get(*path) != now.get(*path))
+            .chain(partial.dirty.keys())
+            .filter(|path| scope.contains(path))
+            .filter(|path| dirty.get(*path) != partial.dirty.get(*path))
             .cloned()
             .collect();
         if changed.is_empty() {
@@ -197,7 +294,9 @@ impl WorkspaceRecord {
         }
     }
 
-    /// Replaces the state of `partial.paths` with what the path-limited snapshot saw.
+    /// Replaces the state of `partial.paths` with what the path-limited snapshot saw; the rest of
+    /// the record stays as it was recorded, so a change elsewhere still differs from it at the
+    /// next full snapshot.
     fn patch(&mut self, partial: &PartialRecord) -> Result<(), String> {
         if partial.head != self.head {
             return Err(format!(
@@ -207,16 +306,35 @@ impl WorkspaceRecord {
             ));
         }
         self.fingerprint = None;
-        if let Some(dirty) = &mut self.dirty {
-            let scope = Scope::Paths(partial.paths.clone());
-            dirty.retain(|path, _| !scope.contains(path));
-            dirty.extend(partial.dirty.clone());
-            if dirty.len() > MAX_RECORDED_PATHS {
-                self.dirty = None;
-            }
+        let Some(dirty) = &mut self.dirty else {
+            return Ok(());
+        };
+        let scope = Scope::Paths(partial.paths.clone());
+        dirty.retain(|path, _| !scope.contains(path));
+        dirty.extend(
+            partial
+                .dirty
+                .iter()
+                .filter(|(path, _)| scope.contains(path))
+                .map(|(path, digest)| (path.clone(), digest.clone())),
+        );
+        if dirty.len() > MAX_RECORDED_PATHS {
+            self.dirty = None;
         }
         Ok(())
     }
+}
+
+fn head_moved(from: Option<&str>, to: Option<&str>) -> String {
+    format!(
+        "HEAD moved from {} to {} outside the observed tool calls",
+        short(from),
+        short(to),
+    )
+}
+
+fn too_many() -> String {
+    format!("more than {MAX_RECORDED_PATHS} dirty paths: changed paths cannot be named")
 }
 
 fn short(head: Option<&str>) -> &str {
