@@ -1,14 +1,17 @@
 //! Durable, branch-aware state: entries appended on meaningful transitions only, restore from the
 //! latest valid entry of the current branch (skipping malformed and newer ones, failing closed
-//! when none can be read), branch switches and forks, and the live workspace compared before
-//! restored state is trusted.
+//! when none can be read), branch switches and forks, the live workspace compared before restored
+//! state is trusted, and entries that stay small however dirty the worktree is.
 
 mod verification_support;
 
 use pi_native_hooks::state::{
     self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem, StateWarning,
 };
-use pi_native_hooks::verification::{CallOutcome, RequirementState, SettleDecision};
+use pi_native_hooks::verification::{
+    Baseline, CallOutcome, MAX_RECORDED_PATHS, PERSISTED_PATHS_BYTES, RequirementState,
+    SettleDecision,
+};
 use verification_support::{ConfigRoot, Repo, Session, continuation_text, exit, success};
 
 /// A session where `npm test` was armed (entry 1) and then passed (entry 2).
@@ -368,4 +371,189 @@ fn one_unreadable_entry_alone_fails_closed_too() {
         Some(StateWarning::NoneReadable { skipped: 1, .. })
     ));
     assert!(matches!(session.settle(), SettleDecision::Continue(_)));
+}
+
+// Small entries: the dirty paths are persisted by digest once they stop being few.
+
+/// Writes `count` untracked notes, which no demo requirement cares about.
+fn untracked_notes(repo: &Repo, count: usize) {
+    for index in 0..count {
+        repo.write(
+            &format!("notes/n{index:04}.txt"),
+            &format!("note {index}\n"),
+        );
+    }
+}
+
+/// A session in a worktree with `notes` untracked files where `npm test` was armed and passed.
+fn passed_among(notes: usize) -> Session {
+    let repo = Repo::demo();
+    untracked_notes(&repo, notes);
+    let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    session
+}
+
+fn persisted_workspace(session: &Session) -> &serde_json::Value {
+    &session.branch.last().expect("an entry").data["gate"]["workspace"]
+}
+
+#[test]
+fn entries_of_a_clean_enough_worktree_keep_the_named_paths() {
+    let session = passed();
+    let workspace = persisted_workspace(&session);
+    assert_eq!(workspace["dirty_count"], 1);
+    assert!(workspace["dirty"]["src/a.ts"].is_string(), "{workspace}");
+    assert_eq!(
+        workspace["dirty_digest"].as_str().map(str::len),
+        Some(32),
+        "{workspace}"
+    );
+}
+
+#[test]
+fn entries_of_a_dirty_worktree_keep_a_digest_of_the_paths_not_the_paths() {
+    let session = passed_among(200);
+    let workspace = persisted_workspace(&session);
+    assert!(workspace["dirty"].is_null(), "{workspace}");
+    assert_eq!(workspace["dirty_count"], 201);
+    assert_eq!(workspace["dirty_digest"].as_str().map(str::len), Some(32));
+    let Baseline::Known(record) = session.gate.baseline() else {
+        panic!("a known workspace")
+    };
+    assert_eq!(
+        record.dirty.as_ref().map(|dirty| dirty.len()),
+        Some(201),
+        "the running session keeps the paths"
+    );
+
+    let mut session = session.resume();
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Passed,
+        "nothing changed"
+    );
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+#[test]
+fn drift_from_a_digest_only_entry_cannot_be_named_and_makes_armed_checks_unknown() {
+    let session = passed_among(200);
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let mut session = session.resume();
+
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason")
+        .to_owned();
+    assert!(
+        reason.contains("only a digest of its 201 dirty paths"),
+        "{reason}"
+    );
+    assert_eq!(
+        session.state("docs"),
+        RequirementState::Inactive,
+        "nothing was armed"
+    );
+    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
+    session.run("npm test", success());
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+/// Rewrites every entry of the branch as an engine without dirty digests wrote it.
+fn as_written_before_the_digest(session: &mut Session) {
+    for entry in &mut session.branch {
+        let workspace = entry.data["gate"]["workspace"]
+            .as_object_mut()
+            .expect("a workspace record");
+        workspace.remove("dirty_digest");
+        workspace.remove("dirty_count");
+    }
+}
+
+#[test]
+fn entries_written_with_the_full_dirty_map_still_restore_and_name_drift() {
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    let session = session.resume();
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let session = session.resume();
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Passed,
+        "named and irrelevant"
+    );
+
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    session.repo.write(
+        "src/a.ts",
+        "export const a = 'edited while Pi was closed';\n",
+    );
+    let session = session.resume();
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Stale,
+        "named and relevant"
+    );
+}
+
+#[test]
+fn entries_written_past_the_path_cap_without_a_digest_fail_closed() {
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    for entry in &mut session.branch {
+        entry.data["gate"]["workspace"]["dirty"] = serde_json::Value::Null;
+    }
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let session = session.resume();
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason");
+    assert!(reason.contains("more than 5000 dirty paths"), "{reason}");
+}
+
+/// Measures the bytes of each state entry in a worktree with 5,000 dirty paths, against the same
+/// entry carrying the named paths as entries did before they were persisted by digest. Run with
+/// `--nocapture` to see the figures.
+#[test]
+fn a_state_entry_stays_small_with_5000_dirty_paths() {
+    let session = passed_among(MAX_RECORDED_PATHS - 1);
+    let Baseline::Known(record) = session.gate.baseline() else {
+        panic!("a known workspace")
+    };
+    assert_eq!(
+        record.dirty.as_ref().map(|dirty| dirty.len()),
+        Some(MAX_RECORDED_PATHS)
+    );
+    let with_paths = serde_json::to_value(session.gate.baseline()).expect("encodes");
+    assert_eq!(session.branch.len(), 2);
+    for entry in &session.branch {
+        let bytes = entry.data.to_string().len();
+        let mut named = entry.data.clone();
+        named["gate"]["workspace"] = with_paths.clone();
+        let named_bytes = named.to_string().len();
+        eprintln!(
+            "state entry {} with {MAX_RECORDED_PATHS} dirty paths: {bytes} bytes (with the named paths: {named_bytes} bytes)",
+            entry.id
+        );
+        assert!(bytes < PERSISTED_PATHS_BYTES, "{bytes} bytes");
+        assert!(named_bytes > 50 * bytes, "{named_bytes} vs {bytes} bytes");
+    }
 }

@@ -44,7 +44,8 @@ pub struct GateSnapshot {
     pub registry_digest: String,
     /// The branch's workspace revision.
     pub revision: u64,
-    /// The workspace state accounted for.
+    /// The workspace state accounted for; persisted with a digest of the dirty paths, and the
+    /// paths themselves only while they are few ([`super::PERSISTED_PATHS_BYTES`]).
     pub workspace: Baseline,
     /// The tracked requirements.
     pub requirements: Vec<TrackedRequirement>,
@@ -269,12 +270,13 @@ impl VerificationGate {
         checks
     }
 
-    /// The state to persist.
+    /// The state to persist: the workspace record without its named paths once they outgrow
+    /// [`super::PERSISTED_PATHS_BYTES`] (see [`super::WorkspaceRecord::persisted`]).
     pub fn snapshot(&self) -> GateSnapshot {
         GateSnapshot {
             registry_digest: self.registry_digest.clone(),
             revision: self.revision,
-            workspace: self.baseline.clone(),
+            workspace: self.baseline.persisted(),
             requirements: self.requirements.clone(),
             waivers: self.waivers.clone(),
         }

@@ -1,27 +1,47 @@
 //! Owns the workspace state the gate remembers and persists ([`WorkspaceRecord`]: `HEAD`, the
-//! snapshot fingerprint and one digest per dirty path), what a caller observed
-//! ([`WorkspaceObservation`]), and drift: which paths changed between the remembered state
-//! ([`Baseline`]) and any later snapshot — live, or a wave's baseline or post-wave snapshot, full
-//! or path-limited — or that this cannot be proven. Every observation is compared with the record
-//! before it replaces any part of it, so no change is absorbed unseen.
+//! snapshot fingerprint, a digest of the dirty paths and, in memory, one digest per dirty path),
+//! what a caller observed ([`WorkspaceObservation`]), and drift: which paths changed between the
+//! remembered state ([`Baseline`]) and any later snapshot — live, or a wave's baseline or
+//! post-wave snapshot, full or path-limited — or that this cannot be proven. Every observation is
+//! compared with the record before it replaces any part of it, so no change is absorbed unseen.
 
 use crate::workspace::{DirtyEntry, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::Xxh3;
 
-/// Past this many dirty paths a record keeps only the fingerprint: drift then cannot name paths
-/// and armed requirements become `unknown` instead.
+/// Past this many dirty paths a record keeps only the digest of its dirty paths: drift then
+/// cannot name paths and armed requirements become `unknown` instead.
 pub const MAX_RECORDED_PATHS: usize = 5_000;
 
+/// A state entry carries the named dirty paths of its record only while they fit in this many
+/// bytes of JSON; past it, only their digest and count. Keeps every entry small however dirty
+/// the worktree is.
+pub const PERSISTED_PATHS_BYTES: usize = 4_096;
+
 /// A full workspace snapshot reduced to what drift detection needs.
+///
+/// In memory the gate keeps one digest per dirty path (up to [`MAX_RECORDED_PATHS`]) so drift can
+/// name the paths that changed. The persisted form ([`WorkspaceRecord::persisted`]) keeps that map
+/// only while it is small; a record restored without it can still tell "nothing changed" (equal
+/// digests) but not which paths did, so such drift makes armed requirements `unknown`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceRecord {
     /// `HEAD`'s commit id; `None` for an unborn branch.
     pub head: Option<String>,
     /// The snapshot fingerprint; `None` once a path-limited snapshot patched the record.
     pub fingerprint: Option<String>,
-    /// Path → digest of its dirty status and content; `None` past [`MAX_RECORDED_PATHS`].
+    /// A digest (32 hex digits) of every dirty path with its status and content; `None` when it
+    /// is not known (a path-limited snapshot patched a record that holds no named paths, or an
+    /// entry written before the digest existed).
+    #[serde(default)]
+    pub dirty_digest: Option<String>,
+    /// How many paths were dirty; `None` when not known.
+    #[serde(default)]
+    pub dirty_count: Option<usize>,
+    /// Path → digest of its dirty status and content; `None` past [`MAX_RECORDED_PATHS`], and in
+    /// a persisted record past [`PERSISTED_PATHS_BYTES`].
+    #[serde(default)]
     pub dirty: Option<BTreeMap<String, String>>,
 }
 
@@ -61,12 +81,14 @@ impl WorkspaceObservation {
         let head = snapshot.head().id.clone();
         match snapshot.scope() {
             Scope::Full => {
-                let dirty =
-                    (snapshot.entries().len() <= MAX_RECORDED_PATHS).then(|| digests.collect());
+                let digests: BTreeMap<String, String> = digests.collect();
+                let count = digests.len();
                 WorkspaceObservation::Full(WorkspaceRecord {
                     head,
                     fingerprint: Some(snapshot.fingerprint().to_owned()),
-                    dirty,
+                    dirty_digest: Some(map_digest(&digests)),
+                    dirty_count: Some(count),
+                    dirty: (count <= MAX_RECORDED_PATHS).then_some(digests),
                 })
             }
             Scope::Paths(paths) => WorkspaceObservation::Partial(PartialRecord {
@@ -123,6 +145,15 @@ impl Baseline {
             WorkspaceObservation::Unavailable { reason } => Baseline::Unknown {
                 reason: reason.clone(),
             },
+        }
+    }
+
+    /// The form to persist: the record without its named paths once they outgrow
+    /// [`PERSISTED_PATHS_BYTES`].
+    pub(crate) fn persisted(&self) -> Self {
+        match self {
+            Baseline::Known(record) => Baseline::Known(record.persisted()),
+            Baseline::Unknown { .. } => self.clone(),
         }
     }
 
@@ -248,6 +279,20 @@ fn gap(reason: &str) -> String {
 }
 
 impl WorkspaceRecord {
+    /// The form to persist: without the named paths once they outgrow [`PERSISTED_PATHS_BYTES`]
+    /// (the digest and count stay).
+    pub fn persisted(&self) -> WorkspaceRecord {
+        let dirty = self
+            .dirty
+            .as_ref()
+            .filter(|dirty| fits_in(dirty, PERSISTED_PATHS_BYTES))
+            .cloned();
+        WorkspaceRecord {
+            dirty,
+            ..self.clone()
+        }
+    }
+
     fn drift_to(&self, after: &WorkspaceRecord) -> Drift {
         if self.fingerprint.is_some() && self.fingerprint == after.fingerprint {
             return Drift::None;
@@ -268,7 +313,13 @@ impl WorkspaceRecord {
                 Drift::Paths(changed)
             };
         }
-        Drift::Unknown(too_many())
+        if self.dirty_digest.is_some() && self.dirty_digest == after.dirty_digest {
+            return Drift::None;
+        }
+        Drift::Unknown(match after.dirty {
+            None => too_many(),
+            Some(_) => self.unnamed(),
+        })
     }
 
     /// The changes on `partial`'s paths only.
@@ -277,7 +328,7 @@ impl WorkspaceRecord {
             return Drift::Unknown(head_moved(self.head.as_deref(), partial.head.as_deref()));
         }
         let Some(dirty) = &self.dirty else {
-            return Drift::Unknown(too_many());
+            return Drift::Unknown(self.unnamed());
         };
         let scope = Scope::Paths(partial.paths.clone());
         let changed: BTreeSet<String> = dirty
@@ -294,6 +345,16 @@ impl WorkspaceRecord {
         }
     }
 
+    /// Why drift from this record cannot be named: it holds no named paths.
+    fn unnamed(&self) -> String {
+        match self.dirty_count {
+            Some(count) if count <= MAX_RECORDED_PATHS && self.dirty_digest.is_some() => format!(
+                "the saved verification state keeps only a digest of its {count} dirty paths, so the paths changed since it was saved cannot be named"
+            ),
+            _ => too_many(),
+        }
+    }
+
     /// Replaces the state of `partial.paths` with what the path-limited snapshot saw; the rest of
     /// the record stays as it was recorded, so a change elsewhere still differs from it at the
     /// next full snapshot.
@@ -307,6 +368,9 @@ impl WorkspaceRecord {
         }
         self.fingerprint = None;
         let Some(dirty) = &mut self.dirty else {
+            // Nothing named to patch: the digest can no longer be brought up to date.
+            self.dirty_digest = None;
+            self.dirty_count = None;
             return Ok(());
         };
         let scope = Scope::Paths(partial.paths.clone());
@@ -318,8 +382,12 @@ impl WorkspaceRecord {
                 .filter(|(path, _)| scope.contains(path))
                 .map(|(path, digest)| (path.clone(), digest.clone())),
         );
+        self.dirty_count = Some(dirty.len());
         if dirty.len() > MAX_RECORDED_PATHS {
             self.dirty = None;
+            self.dirty_digest = None;
+        } else {
+            self.dirty_digest = Some(map_digest(dirty));
         }
         Ok(())
     }
@@ -339,6 +407,35 @@ fn too_many() -> String {
 
 fn short(head: Option<&str>) -> &str {
     head.map_or("an unborn branch", |id| id.get(..12).unwrap_or(id))
+}
+
+/// Whether `dirty` serializes as a JSON object within `budget` bytes.
+fn fits_in(dirty: &BTreeMap<String, String>, budget: usize) -> bool {
+    let mut bytes = 2;
+    for (path, digest) in dirty {
+        // `"path":"digest",` with the path escaped as JSON.
+        let path = serde_json::to_string(path).map_or(usize::MAX, |quoted| quoted.len());
+        bytes = path
+            .saturating_add(digest.len())
+            .saturating_add(4)
+            .saturating_add(bytes);
+        if bytes > budget {
+            return false;
+        }
+    }
+    true
+}
+
+/// The digest of a dirty map: every path with its entry digest, in path order (32 hex digits).
+fn map_digest(dirty: &BTreeMap<String, String>) -> String {
+    let mut hasher = Xxh3::new();
+    for (path, digest) in dirty {
+        hasher.update(path.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(digest.as_bytes());
+        hasher.update(b"\0");
+    }
+    format!("{:032x}", hasher.digest128())
 }
 
 /// A digest of everything a snapshot knows about one dirty path: its `XY` status, rename
