@@ -81,14 +81,20 @@ impl WorkspaceObservation {
         let head = snapshot.head().id.clone();
         match snapshot.scope() {
             Scope::Full => {
-                let digests: BTreeMap<String, String> = digests.collect();
-                let count = digests.len();
+                let count = snapshot.entries().len();
+                // Past the cap the per-path digests are hashed one by one, never kept.
+                let (dirty_digest, dirty) = if count <= MAX_RECORDED_PATHS {
+                    let dirty: BTreeMap<String, String> = digests.collect();
+                    (map_digest(&dirty), Some(dirty))
+                } else {
+                    (map_digest(digests), None)
+                };
                 WorkspaceObservation::Full(WorkspaceRecord {
                     head,
                     fingerprint: Some(snapshot.fingerprint().to_owned()),
-                    dirty_digest: Some(map_digest(&digests)),
+                    dirty_digest: Some(dirty_digest),
                     dirty_count: Some(count),
-                    dirty: (count <= MAX_RECORDED_PATHS).then_some(digests),
+                    dirty,
                 })
             }
             Scope::Paths(paths) => WorkspaceObservation::Partial(PartialRecord {
@@ -427,9 +433,11 @@ fn fits_in(dirty: &BTreeMap<String, String>, budget: usize) -> bool {
 }
 
 /// The digest of a dirty map: every path with its entry digest, in path order (32 hex digits).
-fn map_digest(dirty: &BTreeMap<String, String>) -> String {
+/// The same for the map and for the snapshot's entries it was built from.
+fn map_digest<P: AsRef<str>, D: AsRef<str>>(dirty: impl IntoIterator<Item = (P, D)>) -> String {
     let mut hasher = Xxh3::new();
     for (path, digest) in dirty {
+        let (path, digest) = (path.as_ref(), digest.as_ref());
         hasher.update(path.as_bytes());
         hasher.update(b"\0");
         hasher.update(digest.as_bytes());
