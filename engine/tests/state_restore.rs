@@ -1,11 +1,17 @@
 //! Durable, branch-aware state: entries appended on meaningful transitions only, restore from the
-//! latest valid entry of the current branch (skipping malformed and newer ones), branch switches
-//! and forks, and the live workspace compared before restored state is trusted.
+//! latest valid entry of the current branch (skipping malformed and newer ones, failing closed
+//! when none can be read), branch switches and forks, the live workspace compared before restored
+//! state is trusted, and entries that stay small however dirty the worktree is.
 
 mod verification_support;
 
-use pi_native_hooks::state::{self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem};
-use pi_native_hooks::verification::{CallOutcome, RequirementState, SettleDecision};
+use pi_native_hooks::state::{
+    self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem, StateWarning,
+};
+use pi_native_hooks::verification::{
+    Baseline, CallOutcome, MAX_RECORDED_PATHS, PERSISTED_PATHS_BYTES, RequirementState,
+    SettleDecision,
+};
 use verification_support::{ConfigRoot, Repo, Session, continuation_text, exit, success};
 
 /// A session where `npm test` was armed (entry 1) and then passed (entry 2).
@@ -15,6 +21,14 @@ fn passed() -> Session {
     session.run("npm test", success());
     assert_eq!(session.branch.len(), 2);
     session
+}
+
+/// The entry id and problem of a [`StateWarning::Skipped`].
+fn skipped(warning: &StateWarning) -> (&str, &StateProblem) {
+    match warning {
+        StateWarning::Skipped { entry_id, problem } => (entry_id, problem),
+        other => panic!("expected a skipped entry, got {other:?}"),
+    }
 }
 
 fn entry(id: &str, data: serde_json::Value) -> BranchEntry {
@@ -89,15 +103,15 @@ fn malformed_entry_is_skipped_with_a_warning() {
     let session = session.resume();
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
-    let skipped: Vec<&str> = session
+    let skipped_ids: Vec<&str> = session
         .restored
         .warnings
         .iter()
-        .map(|warning| warning.entry_id.as_str())
+        .map(|warning| skipped(warning).0)
         .collect();
-    assert_eq!(skipped, ["garbage", "broken"]);
+    assert_eq!(skipped_ids, ["garbage", "broken"]);
     assert!(matches!(
-        session.restored.warnings[0].problem,
+        skipped(&session.restored.warnings[0]).1,
         StateProblem::Malformed(_)
     ));
     assert_eq!(session.state("test"), RequirementState::Passed);
@@ -114,8 +128,8 @@ fn newer_version_entry_is_skipped_with_a_warning() {
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
     assert_eq!(
-        session.restored.warnings[0].problem,
-        StateProblem::Newer {
+        skipped(&session.restored.warnings[0]).1,
+        &StateProblem::Newer {
             version: "pi-native-hooks-state-v2".to_owned()
         }
     );
@@ -279,9 +293,267 @@ fn a_fractional_number_in_an_integer_field_is_still_malformed() {
     let session = session.resume();
 
     assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
-    assert_eq!(session.restored.warnings[0].entry_id, "fractional");
+    assert_eq!(skipped(&session.restored.warnings[0]).0, "fractional");
     assert!(matches!(
-        session.restored.warnings[0].problem,
+        skipped(&session.restored.warnings[0]).1,
         StateProblem::Malformed(_)
     ));
+}
+
+// Unreadable state: fail closed.
+
+#[test]
+fn branch_whose_state_entries_are_all_unreadable_restores_every_check_as_unknown() {
+    let branch = vec![
+        entry(
+            "future",
+            serde_json::json!({ "version": "pi-native-hooks-state-v9", "gate": {} }),
+        ),
+        entry(
+            "broken",
+            serde_json::json!({ "version": STATE_VERSION, "gate": { "revision": "many" } }),
+        ),
+    ];
+    let mut session = Session::start(Repo::demo(), ConfigRoot::demo(), branch);
+
+    assert_eq!(session.restored.entry_id, None);
+    let warnings = &session.restored.warnings;
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert_eq!(skipped(&warnings[0]).0, "broken");
+    assert_eq!(skipped(&warnings[1]).0, "future");
+    assert_eq!(
+        warnings[2],
+        StateWarning::NoneReadable {
+            skipped: 2,
+            unknown: 2
+        }
+    );
+    assert!(
+        warnings[2].to_string().contains("could be read")
+            && warnings[2].to_string().contains("`unknown`"),
+        "{}",
+        warnings[2]
+    );
+    for id in ["test", "docs"] {
+        assert_eq!(session.state(id), RequirementState::Unknown, "{id}");
+        let reason = session.requirement(id).unknown_reason().expect("reason");
+        assert!(reason.contains("could not be read"), "{reason}");
+    }
+    assert_eq!(session.branch.len(), 3, "the fail-closed state is recorded");
+    let decision = session.settle();
+    let text = continuation_text(&decision);
+    assert!(
+        text.contains("`npm test`") && text.contains("`npm run docs`"),
+        "{text}"
+    );
+
+    session.run("npm test", success());
+    session.run("npm run docs", success());
+    assert_eq!(session.settle(), SettleDecision::Settle);
+    let session = session.resume();
+    assert!(
+        session.restored.warnings.is_empty(),
+        "{:?}",
+        session.restored.warnings
+    );
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    assert_eq!(session.state("docs"), RequirementState::Passed);
+}
+
+#[test]
+fn one_unreadable_entry_alone_fails_closed_too() {
+    let repo = Repo::demo();
+    let branch = vec![entry("garbage", serde_json::json!("not an object"))];
+    let mut session = Session::start(repo, ConfigRoot::demo(), branch);
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    assert!(matches!(
+        session.restored.warnings.last(),
+        Some(StateWarning::NoneReadable { skipped: 1, .. })
+    ));
+    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
+}
+
+// Small entries: the dirty paths are persisted by digest once they stop being few.
+
+/// Writes `count` untracked notes, which no demo requirement cares about.
+fn untracked_notes(repo: &Repo, count: usize) {
+    for index in 0..count {
+        repo.write(
+            &format!("notes/n{index:04}.txt"),
+            &format!("note {index}\n"),
+        );
+    }
+}
+
+/// A session in a worktree with `notes` untracked files where `npm test` was armed and passed.
+fn passed_among(notes: usize) -> Session {
+    let repo = Repo::demo();
+    untracked_notes(&repo, notes);
+    let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    session
+}
+
+fn persisted_workspace(session: &Session) -> &serde_json::Value {
+    &session.branch.last().expect("an entry").data["gate"]["workspace"]
+}
+
+#[test]
+fn entries_of_a_clean_enough_worktree_keep_the_named_paths() {
+    let session = passed();
+    let workspace = persisted_workspace(&session);
+    assert_eq!(workspace["dirty_count"], 1);
+    assert!(workspace["dirty"]["src/a.ts"].is_string(), "{workspace}");
+    assert_eq!(
+        workspace["dirty_digest"].as_str().map(str::len),
+        Some(32),
+        "{workspace}"
+    );
+}
+
+#[test]
+fn entries_of_a_dirty_worktree_keep_a_digest_of_the_paths_not_the_paths() {
+    let session = passed_among(200);
+    let workspace = persisted_workspace(&session);
+    assert!(workspace["dirty"].is_null(), "{workspace}");
+    assert_eq!(workspace["dirty_count"], 201);
+    assert_eq!(workspace["dirty_digest"].as_str().map(str::len), Some(32));
+    let Baseline::Known(record) = session.gate.baseline() else {
+        panic!("a known workspace")
+    };
+    assert_eq!(
+        record.dirty.as_ref().map(|dirty| dirty.len()),
+        Some(201),
+        "the running session keeps the paths"
+    );
+
+    let mut session = session.resume();
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Passed,
+        "nothing changed"
+    );
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+#[test]
+fn drift_from_a_digest_only_entry_cannot_be_named_and_makes_armed_checks_unknown() {
+    let session = passed_among(200);
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let mut session = session.resume();
+
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason")
+        .to_owned();
+    assert!(
+        reason.contains("only a digest of its 201 dirty paths"),
+        "{reason}"
+    );
+    assert_eq!(
+        session.state("docs"),
+        RequirementState::Inactive,
+        "nothing was armed"
+    );
+    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
+    session.run("npm test", success());
+    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+/// Rewrites every entry of the branch as an engine without dirty digests wrote it.
+fn as_written_before_the_digest(session: &mut Session) {
+    for entry in &mut session.branch {
+        let workspace = entry.data["gate"]["workspace"]
+            .as_object_mut()
+            .expect("a workspace record");
+        workspace.remove("dirty_digest");
+        workspace.remove("dirty_count");
+    }
+}
+
+#[test]
+fn entries_written_with_the_full_dirty_map_still_restore_and_name_drift() {
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    let session = session.resume();
+    assert!(session.restored.warnings.is_empty());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let session = session.resume();
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Passed,
+        "named and irrelevant"
+    );
+
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    session.repo.write(
+        "src/a.ts",
+        "export const a = 'edited while Pi was closed';\n",
+    );
+    let session = session.resume();
+    assert_eq!(
+        session.state("test"),
+        RequirementState::Stale,
+        "named and relevant"
+    );
+}
+
+#[test]
+fn entries_written_past_the_path_cap_without_a_digest_fail_closed() {
+    let mut session = passed();
+    as_written_before_the_digest(&mut session);
+    for entry in &mut session.branch {
+        entry.data["gate"]["workspace"]["dirty"] = serde_json::Value::Null;
+    }
+    session
+        .repo
+        .write("README.md", "# edited while Pi was closed\n");
+    let session = session.resume();
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason");
+    assert!(reason.contains("more than 5000 dirty paths"), "{reason}");
+}
+
+/// Measures the bytes of each state entry in a worktree with 5,000 dirty paths, against the same
+/// entry carrying the named paths as entries did before they were persisted by digest. Run with
+/// `--nocapture` to see the figures.
+#[test]
+fn a_state_entry_stays_small_with_5000_dirty_paths() {
+    let session = passed_among(MAX_RECORDED_PATHS - 1);
+    let Baseline::Known(record) = session.gate.baseline() else {
+        panic!("a known workspace")
+    };
+    assert_eq!(
+        record.dirty.as_ref().map(|dirty| dirty.len()),
+        Some(MAX_RECORDED_PATHS)
+    );
+    let with_paths = serde_json::to_value(session.gate.baseline()).expect("encodes");
+    assert_eq!(session.branch.len(), 2);
+    for entry in &session.branch {
+        let bytes = entry.data.to_string().len();
+        let mut named = entry.data.clone();
+        named["gate"]["workspace"] = with_paths.clone();
+        let named_bytes = named.to_string().len();
+        eprintln!(
+            "state entry {} with {MAX_RECORDED_PATHS} dirty paths: {bytes} bytes (with the named paths: {named_bytes} bytes)",
+            entry.id
+        );
+        assert!(bytes < PERSISTED_PATHS_BYTES, "{bytes} bytes");
+        assert!(named_bytes > 50 * bytes, "{named_bytes} vs {bytes} bytes");
+    }
 }

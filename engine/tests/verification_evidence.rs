@@ -48,6 +48,51 @@ fn surrounding_whitespace_is_trimmed() {
 }
 
 #[test]
+fn surrounding_tabs_are_trimmed() {
+    let mut session = armed();
+    session.run("\tnpm test\t\n", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+/// Blanks bash does not split words on: a no-break space, a carriage return, a vertical tab, an
+/// ideographic space, and characters that render as nothing.
+const NOT_BASH_BLANKS: [char; 7] = [
+    '\u{a0}', '\r', '\u{b}', '\u{3000}', '\u{200b}', '\u{feff}', '\u{85}',
+];
+
+#[test]
+fn commands_with_unicode_or_control_blanks_never_count() {
+    let mut session = armed();
+    let mut runs = 0;
+    for blank in NOT_BASH_BLANKS {
+        for command in [
+            format!("npm test{blank}"),
+            format!("{blank}npm test"),
+            format!("npm{blank}test"),
+            format!("npm test {blank} "),
+            format!("  npm test\n{blank}"),
+        ] {
+            session.run(&command, success());
+            runs += 1;
+            assert_eq!(
+                session.state("test"),
+                RequirementState::NotRun,
+                "{command:?} counted as `npm test`"
+            );
+            assert_eq!(
+                session.requirement("test").last_rejection,
+                None,
+                "{command:?} is a different command, not a rejected run of `npm test`"
+            );
+        }
+    }
+    assert_eq!(runs, 35);
+    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+#[test]
 fn nonzero_exit_is_a_failure() {
     let mut session = armed();
     session.run("npm test", exit(1));

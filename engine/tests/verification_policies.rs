@@ -135,3 +135,62 @@ fn failing_predicate_makes_the_requirement_unknown() {
         .expect("reason");
     assert!(reason.contains("cannot classify"), "{reason}");
 }
+
+#[test]
+fn a_required_command_with_a_unicode_or_control_blank_is_a_load_error_naming_file_and_line() {
+    // Rhai escapes for the characters a text editor would hide; the no-break and ideographic
+    // spaces are written as they are.
+    for (blank, code) in [
+        ("\u{a0}", "U+00A0"),
+        ("\\r", "U+000D"),
+        ("\\x0B", "U+000B"),
+        ("\u{3000}", "U+3000"),
+        ("\\u200B", "U+200B"),
+    ] {
+        for command in [
+            format!("npm test{blank}"),
+            format!("{blank}npm test"),
+            format!("npm{blank}test"),
+        ] {
+            let policy =
+                DEMO_POLICY.replace("command: \"npm test\"", &format!("command: \"{command}\""));
+            assert_ne!(policy, DEMO_POLICY);
+            let config = ConfigRoot::with(&[("demo.rhai", &policy)]);
+            let registry = config.registry();
+            assert!(registry.policies().is_empty(), "{command:?} loaded");
+            let problems: Vec<String> = registry
+                .problems()
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let line = policy
+                .lines()
+                .position(|line| line.contains("id: \"test\""))
+                .expect("the requirement's line")
+                + 1;
+            let expected = format!("demo.rhai:{line}: requirement `command`");
+            assert!(
+                problems.len() == 1
+                    && problems[0].contains(&expected)
+                    && problems[0].contains(code),
+                "{command:?}: {problems:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_required_command_keeps_ascii_blanks_inside_and_loses_them_at_the_ends() {
+    let policy = DEMO_POLICY.replace(
+        "command: \"npm test\"",
+        "command: \"\\t npm test\\tsuite \\n\"",
+    );
+    let config = ConfigRoot::with(&[("demo.rhai", &policy)]);
+    let registry = config.registry();
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+    let mut session = Session::start(Repo::demo(), config, Vec::new());
+    assert_eq!(session.requirement("test").command, "npm test\tsuite");
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run(" npm test\tsuite\n", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}

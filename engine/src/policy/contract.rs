@@ -99,10 +99,52 @@ pub struct ProjectSpec {
 pub struct Requirement {
     /// Unique within the policy.
     pub id: String,
-    /// The exact command, trimmed; run from the project root, never parsed as shell.
+    /// The exact command, trimmed of ASCII spaces, tabs and newlines ([`trim_command`]); run
+    /// from the project root, never parsed as shell. Holds no other control, Unicode space or
+    /// invisible character ([`unsafe_command_char`]).
     pub command: String,
     /// The name of the policy's `fn <name>(path)` deciding whether a changed path needs it.
     pub affects: String,
+}
+
+/// The blanks stripped from both ends of a required command and of a `bash` call's command: the
+/// ASCII space, tab and newline bash splits words on. Unicode spaces, `\r` or `\v` are not blanks
+/// to bash (`cargo test\u{a0}` runs `cargo test` with a test filter), so they are never stripped.
+pub const COMMAND_BLANKS: [char; 3] = [' ', '\t', '\n'];
+
+/// `command` without [`COMMAND_BLANKS`] at its ends.
+pub fn trim_command(command: &str) -> &str {
+    command.trim_matches(COMMAND_BLANKS)
+}
+
+/// The first character of `command` (index in characters, and the character) that a required
+/// command may not hold: a control character other than tab and newline, a Unicode space
+/// character other than the ASCII space, or an invisible formatting character (zero-width
+/// spaces and joiners, the byte-order mark, bidirectional controls, the soft hyphen). A policy
+/// whose command holds one does not load, and a `bash` call whose command holds one is never a
+/// run of any requirement.
+pub fn unsafe_command_char(command: &str) -> Option<(usize, char)> {
+    command.chars().enumerate().find(|(_, c)| {
+        !COMMAND_BLANKS.contains(c)
+            && (c.is_control()
+                || c.is_whitespace()
+                || matches!(
+                    c,
+                    '\u{00AD}'
+                        | '\u{061C}'
+                        | '\u{180E}'
+                        | '\u{200B}'..='\u{200F}'
+                        | '\u{202A}'..='\u{202E}'
+                        | '\u{2060}'..='\u{2064}'
+                        | '\u{2066}'..='\u{206F}'
+                        | '\u{FEFF}'
+                ))
+    })
+}
+
+/// `U+00A0`.
+fn code_point(c: char) -> String {
+    format!("U+{:04X}", u32::from(c))
 }
 
 /// One structural problem in a policy, with its 1-based line when known.
@@ -386,9 +428,23 @@ fn verification_spec(
                     if !seen.insert(id.clone()) {
                         problems.at(item.line, format!("duplicate requirement id {id:?}"));
                     }
-                    let command = string(command?, "requirement `command`", problems)?
-                        .trim()
-                        .to_owned();
+                    let command_literal = command?;
+                    let command = string(command_literal, "requirement `command`", problems)?;
+                    let command = trim_command(&command).to_owned();
+                    if let Some((index, c)) = unsafe_command_char(&command) {
+                        problems.at(
+                            command_literal.line,
+                            format!(
+                                "requirement `command` {command:?} contains {} at character {}: \
+                                 only ASCII spaces, tabs and newlines may separate its words, and \
+                                 no other control, space or invisible character may appear (bash \
+                                 does not split on them, so a run could not be told apart from a \
+                                 different command); retype it",
+                                code_point(c),
+                                index + 1
+                            ),
+                        );
+                    }
                     let affects_literal = affects?;
                     let affects = string(affects_literal, "requirement `affects`", problems)?;
                     functions.require(

@@ -1,6 +1,7 @@
 //! Owns turning a finished wave into the gate's input: its changes (unknown when events went
 //! missing, since a call may still have been writing after the post-wave snapshot), the
-//! post-wave workspace record, and each call with its outcome in the session's directory.
+//! baseline and post-wave workspace records, and each call with its outcome in the session's
+//! directory.
 
 use crate::verification::{
     CallOutcome, ObservedCall, ObservedChanges, WaveObservation, WorkspaceObservation,
@@ -49,6 +50,10 @@ pub fn observe(wave: &FinishedWave<WorkspaceSnapshot>, cwd: &Path) -> Option<Wav
         .collect();
     Some(WaveObservation {
         changes,
+        workspace_before: wave
+            .before
+            .as_deref()
+            .map(WorkspaceObservation::of_snapshot),
         workspace_after: wave.after.as_deref().map(WorkspaceObservation::of_snapshot),
         calls,
     })

@@ -1,6 +1,8 @@
 //! Owns restoring a gate from a session branch: the newest decodable state entry wins; malformed
-//! and newer-version entries are skipped with a warning and the previous valid one is used; with
-//! none, the gate starts fresh (the dirty workspace is an unarmed baseline).
+//! and newer-version entries are skipped with a warning and the previous valid one is used. With
+//! no state entry at all, the gate starts fresh (the dirty workspace is an unarmed baseline);
+//! with state entries of which none can be read, it starts fail-closed: every requirement of the
+//! matching policies is armed and `unknown`, because nothing says which ones were armed.
 
 use super::entry::{STATE_ENTRY_TYPE, StateProblem, decode};
 use crate::verification::{VerificationGate, WorkspaceObservation};
@@ -19,31 +21,48 @@ pub struct BranchEntry {
     pub data: serde_json::Value,
 }
 
-/// A state entry that was skipped.
+/// Something a restore reports to the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateWarning {
-    /// The skipped entry's id.
-    pub entry_id: String,
-    /// Why.
-    pub problem: StateProblem,
+pub enum StateWarning {
+    /// A state entry was skipped.
+    Skipped {
+        /// The skipped entry's id.
+        entry_id: String,
+        /// Why.
+        problem: StateProblem,
+    },
+    /// The branch has state entries but none could be read: the gate restored fail-closed.
+    NoneReadable {
+        /// How many state entries were skipped.
+        skipped: usize,
+        /// How many requirements were made `unknown`.
+        unknown: usize,
+    },
 }
 
 impl fmt::Display for StateWarning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "skipped verification state entry {}: {}",
-            self.entry_id, self.problem
-        )
+        match self {
+            StateWarning::Skipped { entry_id, problem } => {
+                write!(f, "skipped verification state entry {entry_id}: {problem}")
+            }
+            StateWarning::NoneReadable { skipped, unknown } => write!(
+                f,
+                "no verification state entry of this branch could be read ({skipped} skipped), \
+                 so which checks were pending is unknown: {unknown} check(s) of the matching \
+                 verification policies are now `unknown` until they are rerun or waived"
+            ),
+        }
     }
 }
 
 /// What a restore used.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RestoreReport {
-    /// The entry restored from; `None` for a fresh start.
+    /// The entry restored from; `None` for a fresh or fail-closed start.
     pub entry_id: Option<String>,
-    /// Entries skipped on the way, newest first.
+    /// Entries skipped on the way, newest first, then [`StateWarning::NoneReadable`] when no
+    /// entry could be read.
     pub warnings: Vec<StateWarning>,
 }
 
@@ -66,12 +85,30 @@ pub fn restore(
                 report.entry_id = Some(entry.id.clone());
                 return report;
             }
-            Err(problem) => report.warnings.push(StateWarning {
+            Err(problem) => report.warnings.push(StateWarning::Skipped {
                 entry_id: entry.id.clone(),
                 problem,
             }),
         }
     }
-    gate.restore(None, live);
+    let skipped = report.warnings.len();
+    if skipped == 0 {
+        gate.restore(None, live);
+        return report;
+    }
+    let reason = format!(
+        "the saved verification state of this branch could not be read ({skipped} entr{} \
+         skipped), so whether this check was pending cannot be known",
+        if skipped == 1 { "y" } else { "ies" }
+    );
+    gate.restore_unreadable(&reason, live);
+    report.warnings.push(StateWarning::NoneReadable {
+        skipped,
+        unknown: gate
+            .requirements()
+            .iter()
+            .filter(|requirement| requirement.unknown_reason().is_some())
+            .count(),
+    });
     report
 }

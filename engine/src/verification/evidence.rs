@@ -1,9 +1,11 @@
 //! Owns the evidence rule: when a `bash` call counts as a run of a required command, and the
 //! records it leaves ([`Evidence`], [`FailedRun`], [`Rejection`]).
 //!
-//! A call is a run of a requirement only when its tool is `bash` and its `command`, trimmed,
-//! equals the configured command exactly: `npm test -- --watch`, `npm test && npm run lint` or
-//! `cd . && npm test` are different commands. A run then counts only when
+//! A call is a run of a requirement only when its tool is `bash` and its `command`, trimmed of
+//! ASCII spaces, tabs and newlines only, equals the configured command exactly: `npm test --
+//! --watch`, `npm test && npm run lint`, `cd . && npm test` or `cargo test\u{a0}` (a test filter
+//! to bash) are different commands, and a command holding any other control, Unicode space or
+//! invisible character is never a run. A run then counts only when
 //! * it ran in the project root;
 //! * no other potentially mutating call shared its wave;
 //! * Pi reported it finished with `isError === false` and `structuredContent.exit_code === 0`
@@ -17,6 +19,7 @@
 use super::observation::{CallOutcome, ObservedCall};
 use super::project::ProjectIdentity;
 use super::time::Timestamp;
+use crate::policy::contract::{trim_command, unsafe_command_char};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -131,15 +134,14 @@ pub(crate) enum Verdict {
     Rejected(RejectionReason),
 }
 
-/// The trimmed command of a `bash` call, or `None` for any other call.
+/// The trimmed command of a `bash` call, or `None` for any other call and for a command that
+/// holds a character no required command may hold.
 pub(crate) fn command_of(call: &ObservedCall) -> Option<&str> {
     if call.tool != "bash" {
         return None;
     }
-    call.input
-        .get("command")
-        .and_then(serde_json::Value::as_str)
-        .map(str::trim)
+    let command = trim_command(call.input.get("command")?.as_str()?);
+    unsafe_command_char(command).is_none().then_some(command)
 }
 
 /// Judges `call` (a run of some requirement's exact command) for a project rooted at `root`,

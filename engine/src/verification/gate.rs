@@ -44,7 +44,8 @@ pub struct GateSnapshot {
     pub registry_digest: String,
     /// The branch's workspace revision.
     pub revision: u64,
-    /// The workspace state accounted for.
+    /// The workspace state accounted for; persisted with a digest of the dirty paths, and the
+    /// paths themselves only while they are few ([`super::PERSISTED_PATHS_BYTES`]).
     pub workspace: Baseline,
     /// The tracked requirements.
     pub requirements: Vec<TrackedRequirement>,
@@ -136,6 +137,18 @@ impl VerificationGate {
         self.prune_waivers();
     }
 
+    /// Starts the branch fail-closed because its saved state exists but cannot be read (written
+    /// by a newer version, or corrupt): nothing says which requirements were armed, so every
+    /// requirement of the matching policies is armed and `unknown` for `reason` until it is
+    /// rerun or waived. The live workspace becomes the record.
+    pub fn restore_unreadable(&mut self, reason: &str, live: &WorkspaceObservation) {
+        self.restore(None, live);
+        self.revision = 1;
+        for requirement in &mut self.requirements {
+            self.transition |= requirement.make_unknown(self.revision, reason);
+        }
+    }
+
     /// Switches to a reloaded registry: re-matches the project and reconciles the requirements.
     pub fn reload(&mut self, registry: &PolicyRegistry) {
         let projects = match_projects(&self.config.cwd, registry);
@@ -155,20 +168,43 @@ impl VerificationGate {
         self.prune_waivers();
     }
 
-    /// Applies one finished wave: first the evidence of its calls (at the revision the wave
-    /// started at), then its changes.
+    /// Applies one finished wave, in the order its calls saw the workspace:
+    ///
+    /// 1. what changed between the recorded workspace and the wave's baseline snapshot — out of
+    ///    band (an editor, a background job), and visible to the wave's calls — advances the armed
+    ///    requirements it affects;
+    /// 2. the evidence of its calls, at the revision the wave started at;
+    /// 3. the wave's own changes, which may arm requirements; and whatever differs between the
+    ///    record and the post-wave snapshot that no baseline snapshot accounted for, which may
+    ///    not.
+    ///
+    /// So an out-of-band edit followed by a run of the exact command is a pass, and an edit
+    /// during or after the run leaves it stale. Nothing is absorbed into the record without
+    /// being compared: a path-limited snapshot patches only its own paths, so changes elsewhere
+    /// are found by the next full snapshot (a `bash` wave or the settle).
     pub fn observe_wave(&mut self, wave: &WaveObservation, now: Timestamp) {
+        if let Some(before) = &wave.workspace_before {
+            let drift = self.baseline.catch_up(before);
+            self.apply_drift(drift);
+        }
         for call in &wave.calls {
             self.judge_call(call, &wave.calls, now);
         }
         self.requirements
             .retain(|requirement| requirement.detached.is_none() || requirement.is_outstanding());
-        let lost = self.baseline.after_wave(wave.workspace_after.as_ref());
         let (paths, unknown) = match &wave.changes {
-            ObservedChanges::Paths { paths } => (paths.clone(), lost),
+            ObservedChanges::Paths { paths } => (paths.clone(), None),
             ObservedChanges::Unknown { reason } => (BTreeSet::new(), Some(reason.clone())),
         };
-        self.apply(&paths, unknown.as_deref(), true);
+        let (unseen, lost) = match self.baseline.after_wave(
+            wave.workspace_before.as_ref(),
+            wave.workspace_after.as_ref(),
+        ) {
+            Drift::None => (BTreeSet::new(), None),
+            Drift::Paths(unseen) => (unseen.difference(&paths).cloned().collect(), None),
+            Drift::Unknown(reason) => (BTreeSet::new(), Some(reason)),
+        };
+        self.apply(&paths, &unseen, unknown.or(lost).as_deref());
     }
 
     /// Records a waiver of every outstanding requirement.
@@ -234,12 +270,13 @@ impl VerificationGate {
         checks
     }
 
-    /// The state to persist.
+    /// The state to persist: the workspace record without its named paths once they outgrow
+    /// [`super::PERSISTED_PATHS_BYTES`] (see [`super::WorkspaceRecord::persisted`]).
     pub fn snapshot(&self) -> GateSnapshot {
         GateSnapshot {
             registry_digest: self.registry_digest.clone(),
             revision: self.revision,
-            workspace: self.baseline.clone(),
+            workspace: self.baseline.persisted(),
             requirements: self.requirements.clone(),
             waivers: self.waivers.clone(),
         }
@@ -346,37 +383,61 @@ impl VerificationGate {
     /// Compares the live workspace with the baseline and applies the drift to armed
     /// requirements only: changes nobody observed never arm a requirement.
     fn refresh(&mut self, live: &WorkspaceObservation) {
-        match self.baseline.drift_to(live) {
-            Drift::None => {}
-            Drift::Paths(paths) => self.apply(&paths, None, false),
-            Drift::Unknown(reason) => self.apply(&BTreeSet::new(), Some(&reason), false),
-        }
+        let drift = self.baseline.drift_to(live);
+        self.apply_drift(drift);
         self.baseline = Baseline::of(live);
     }
 
-    /// One change of the workspace: `paths` changed, and (`unknown`) maybe more that cannot be
-    /// named. Advances the revision once; `arm` lets relevant paths arm inactive requirements.
-    fn apply(&mut self, paths: &BTreeSet<String>, unknown: Option<&str>, arm: bool) {
-        if paths.is_empty() && unknown.is_none() {
+    /// Applies changes nobody observed: they advance armed requirements only.
+    fn apply_drift(&mut self, drift: Drift) {
+        match drift {
+            Drift::None => {}
+            Drift::Paths(paths) => self.apply(&BTreeSet::new(), &paths, None),
+            Drift::Unknown(reason) => self.apply(&BTreeSet::new(), &BTreeSet::new(), Some(&reason)),
+        }
+    }
+
+    /// One change of the workspace: `observed` paths changed in an observed wave (they may arm
+    /// inactive requirements), `drift` paths changed unobserved (they only advance armed ones),
+    /// and (`unknown`) maybe more that cannot be named. Advances the revision once.
+    fn apply(
+        &mut self,
+        observed: &BTreeSet<String>,
+        drift: &BTreeSet<String>,
+        unknown: Option<&str>,
+    ) {
+        if observed.is_empty() && drift.is_empty() && unknown.is_none() {
             return;
         }
         self.revision += 1;
         let revision = self.revision;
-        let relevance = if paths.is_empty() {
-            Relevance::default()
-        } else {
-            relevance(&self.registry, paths)
+        let relevance_of = |paths: &BTreeSet<String>| {
+            if paths.is_empty() {
+                Relevance::default()
+            } else {
+                relevance(&self.registry, paths)
+            }
         };
+        let (observed, drift) = (relevance_of(observed), relevance_of(drift));
         for requirement in &mut self.requirements {
             let mut changed = false;
             if let Some(detached) = &requirement.detached {
                 let reason = format!("{detached}; a change cannot be checked against it");
                 changed |= requirement.make_unknown(revision, &reason);
-            } else if arm || requirement.is_armed() {
-                if relevance.affected.contains(&requirement.key) {
+            } else {
+                let key = &requirement.key;
+                let armed = requirement.is_armed();
+                let affected =
+                    observed.affected.contains(key) || (armed && drift.affected.contains(key));
+                let unprovable = observed
+                    .unprovable
+                    .get(key)
+                    .or(drift.unprovable.get(key).filter(|_| armed))
+                    .cloned();
+                if affected {
                     changed |= requirement.advance(revision);
-                } else if let Some(reason) = relevance.unprovable.get(&requirement.key) {
-                    changed |= requirement.make_unknown(revision, reason);
+                } else if let Some(reason) = unprovable {
+                    changed |= requirement.make_unknown(revision, &reason);
                 }
             }
             if let (Some(reason), true) = (unknown, requirement.is_armed()) {

@@ -32,7 +32,8 @@ pub use manifest::{ManifestError, manifest_name};
 pub use observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};
 pub use project::{MatchedPolicy, ProjectIdentity, ProjectMatch, ProjectProblem, match_projects};
 pub use record::{
-    Baseline, MAX_RECORDED_PATHS, PartialRecord, WorkspaceObservation, WorkspaceRecord,
+    Baseline, MAX_RECORDED_PATHS, PERSISTED_PATHS_BYTES, PartialRecord, WorkspaceObservation,
+    WorkspaceRecord,
 };
 pub use requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 pub use settle::{

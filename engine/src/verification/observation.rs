@@ -1,6 +1,7 @@
 //! Owns the gate's input for one finished wave of tool calls ([`WaveObservation`]): what the wave
-//! changed in the workspace, the post-wave workspace state, and each call with its outcome. Plain
-//! serde data, so the wave coordinator, the Rust binding or a JSON caller can all build it.
+//! changed in the workspace, the workspace state before and after it, and each call with its
+//! outcome. Plain serde data, so the wave coordinator, the Rust binding or a JSON caller can all
+//! build it.
 
 use super::record::WorkspaceObservation;
 use crate::workspace::ChangeSet;
@@ -71,13 +72,22 @@ pub struct ObservedCall {
 /// One finished wave: a set of overlapping tool calls (all siblings of a parallel batch, or one
 /// call of a sequential batch), observed after every call is terminal.
 ///
-/// Every call of a wave started at the revision that was current when the wave began, which is
-/// the gate's revision when the wave is observed: waves never overlap, and the gate changes its
-/// revision only between waves (observing a wave, refreshing at settle, restoring).
+/// Every call of a wave started at the revision that was current when the wave began: the gate's
+/// revision once it has applied what changed between the workspace it recorded and
+/// `workspace_before`. Waves never overlap, and the gate changes its revision only between waves
+/// (observing a wave, refreshing at settle, restoring).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaveObservation {
     /// What the wave changed.
     pub changes: ObservedChanges,
+    /// The workspace when the wave began: its baseline snapshot (full, or path-limited for a
+    /// wave whose only mutating calls were `write`/`edit`). The gate compares it with the
+    /// workspace it recorded, so changes made between waves are applied before the wave's
+    /// evidence instead of being absorbed. `None` when no baseline was taken (read-only wave,
+    /// outside git, the snapshot failed); the post-wave snapshot is then compared with the
+    /// record instead, after the evidence.
+    #[serde(default)]
+    pub workspace_before: Option<WorkspaceObservation>,
     /// The workspace after the wave: the post-wave snapshot the changes were computed from.
     /// `None` when no snapshot was taken because no call could change files.
     pub workspace_after: Option<WorkspaceObservation>,

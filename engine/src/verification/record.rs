@@ -1,25 +1,47 @@
 //! Owns the workspace state the gate remembers and persists ([`WorkspaceRecord`]: `HEAD`, the
-//! snapshot fingerprint and one digest per dirty path), what a caller observed
-//! ([`WorkspaceObservation`]), and drift: which paths changed between the remembered state
-//! ([`Baseline`]) and a live snapshot, or that this cannot be proven.
+//! snapshot fingerprint, a digest of the dirty paths and, in memory, one digest per dirty path),
+//! what a caller observed ([`WorkspaceObservation`]), and drift: which paths changed between the
+//! remembered state ([`Baseline`]) and any later snapshot — live, or a wave's baseline or
+//! post-wave snapshot, full or path-limited — or that this cannot be proven. Every observation is
+//! compared with the record before it replaces any part of it, so no change is absorbed unseen.
 
 use crate::workspace::{DirtyEntry, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use xxhash_rust::xxh3::Xxh3;
 
-/// Past this many dirty paths a record keeps only the fingerprint: drift then cannot name paths
-/// and armed requirements become `unknown` instead.
+/// Past this many dirty paths a record keeps only the digest of its dirty paths: drift then
+/// cannot name paths and armed requirements become `unknown` instead.
 pub const MAX_RECORDED_PATHS: usize = 5_000;
 
+/// A state entry carries the named dirty paths of its record only while they fit in this many
+/// bytes of JSON; past it, only their digest and count. Keeps every entry small however dirty
+/// the worktree is.
+pub const PERSISTED_PATHS_BYTES: usize = 4_096;
+
 /// A full workspace snapshot reduced to what drift detection needs.
+///
+/// In memory the gate keeps one digest per dirty path (up to [`MAX_RECORDED_PATHS`]) so drift can
+/// name the paths that changed. The persisted form ([`WorkspaceRecord::persisted`]) keeps that map
+/// only while it is small; a record restored without it can still tell "nothing changed" (equal
+/// digests) but not which paths did, so such drift makes armed requirements `unknown`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceRecord {
     /// `HEAD`'s commit id; `None` for an unborn branch.
     pub head: Option<String>,
     /// The snapshot fingerprint; `None` once a path-limited snapshot patched the record.
     pub fingerprint: Option<String>,
-    /// Path → digest of its dirty status and content; `None` past [`MAX_RECORDED_PATHS`].
+    /// A digest (32 hex digits) of every dirty path with its status and content; `None` when it
+    /// is not known (a path-limited snapshot patched a record that holds no named paths, or an
+    /// entry written before the digest existed).
+    #[serde(default)]
+    pub dirty_digest: Option<String>,
+    /// How many paths were dirty; `None` when not known.
+    #[serde(default)]
+    pub dirty_count: Option<usize>,
+    /// Path → digest of its dirty status and content; `None` past [`MAX_RECORDED_PATHS`], and in
+    /// a persisted record past [`PERSISTED_PATHS_BYTES`].
+    #[serde(default)]
     pub dirty: Option<BTreeMap<String, String>>,
 }
 
@@ -59,11 +81,19 @@ impl WorkspaceObservation {
         let head = snapshot.head().id.clone();
         match snapshot.scope() {
             Scope::Full => {
-                let dirty =
-                    (snapshot.entries().len() <= MAX_RECORDED_PATHS).then(|| digests.collect());
+                let count = snapshot.entries().len();
+                // Past the cap the per-path digests are hashed one by one, never kept.
+                let (dirty_digest, dirty) = if count <= MAX_RECORDED_PATHS {
+                    let dirty: BTreeMap<String, String> = digests.collect();
+                    (map_digest(&dirty), Some(dirty))
+                } else {
+                    (map_digest(digests), None)
+                };
                 WorkspaceObservation::Full(WorkspaceRecord {
                     head,
                     fingerprint: Some(snapshot.fingerprint().to_owned()),
+                    dirty_digest: Some(dirty_digest),
+                    dirty_count: Some(count),
                     dirty,
                 })
             }
@@ -99,7 +129,7 @@ pub enum Baseline {
     },
 }
 
-/// What changed between the baseline and a live observation.
+/// What changed between the baseline and a later observation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Drift {
     /// Nothing, or nothing the gate has not already accounted for.
@@ -124,13 +154,20 @@ impl Baseline {
         }
     }
 
+    /// The form to persist: the record without its named paths once they outgrow
+    /// [`PERSISTED_PATHS_BYTES`].
+    pub(crate) fn persisted(&self) -> Self {
+        match self {
+            Baseline::Known(record) => Baseline::Known(record.persisted()),
+            Baseline::Unknown { .. } => self.clone(),
+        }
+    }
+
     /// The changes from this baseline to `live`, for a refresh (session start, settle).
     pub(crate) fn drift_to(&self, live: &WorkspaceObservation) -> Drift {
         match (self, live) {
             (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. }) => Drift::None,
-            (Baseline::Unknown { reason }, _) => Drift::Unknown(format!(
-                "the workspace could not be recorded earlier ({reason}), so changes since then cannot be attributed"
-            )),
+            (Baseline::Unknown { reason }, _) => Drift::Unknown(gap(reason)),
             (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => {
                 Drift::Unknown(format!("the workspace snapshot failed: {reason}"))
             }
@@ -142,52 +179,169 @@ impl Baseline {
         }
     }
 
-    /// Folds in the workspace after a wave and returns why the baseline was lost, if it was lost
-    /// here (the caller then makes armed requirements `unknown`). `None` (no snapshot) leaves the
-    /// baseline as it was, so the wave's changes reappear as drift at the next refresh. An
-    /// unknown baseline is re-established only by a refresh, which treats the gap as unprovable.
-    pub(crate) fn after_wave(&mut self, after: Option<&WorkspaceObservation>) -> Option<String> {
-        let Baseline::Known(record) = self else {
-            return None;
-        };
-        let reason = match after? {
-            WorkspaceObservation::Full(next) => {
+    /// At the start of a wave: the changes from this baseline to the wave's baseline snapshot
+    /// `before` (all made before the wave's calls ran: out of band), and the baseline moved to
+    /// it — replaced by a full snapshot, patched by a path-limited one on its paths only, so
+    /// changes elsewhere stay visible to the next full snapshot.
+    ///
+    /// An unknown baseline stays unknown under a path-limited snapshot: the gap is reported at the
+    /// next full one, and evidence only comes from waves with a full baseline (`bash`).
+    pub(crate) fn catch_up(&mut self, before: &WorkspaceObservation) -> Drift {
+        match (&mut *self, before) {
+            (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
+            | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
+            (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
+                let drift = Drift::Unknown(gap(reason));
+                *self = Baseline::Known(next.clone());
+                drift
+            }
+            (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
+                format!("the workspace snapshot before a wave failed: {reason}"),
+            ),
+            (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
+                let drift = record.drift_to(next);
                 *record = next.clone();
-                return None;
+                drift
             }
-            WorkspaceObservation::Partial(partial) => record.patch(partial).err()?,
-            WorkspaceObservation::Unavailable { reason } => {
-                format!("the workspace snapshot after a wave failed: {reason}")
+            (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
+                let drift = record.drift_within(partial);
+                match record.patch(partial) {
+                    Ok(()) => drift,
+                    Err(reason) => self.lose(reason),
+                }
             }
+        }
+    }
+
+    /// After a wave: folds in the post-wave snapshot `after`. `before` is the wave's baseline
+    /// snapshot when the gate saw it ([`Baseline::catch_up`]); without one of the same scope,
+    /// whatever differs between this baseline and `after` was never compared and is returned as
+    /// drift (the caller leaves out the wave's own changes). A lost baseline is returned as
+    /// unknown drift. `None` (no snapshot) leaves the baseline as it was, so the wave's changes
+    /// reappear as drift at the next snapshot.
+    pub(crate) fn after_wave(
+        &mut self,
+        before: Option<&WorkspaceObservation>,
+        after: Option<&WorkspaceObservation>,
+    ) -> Drift {
+        let Some(after) = after else {
+            return Drift::None;
         };
+        let caught_up = matches!(
+            (before, after),
+            (Some(WorkspaceObservation::Full(_)), _)
+                | (
+                    Some(WorkspaceObservation::Partial(_)),
+                    WorkspaceObservation::Partial(_)
+                )
+        );
+        match (&mut *self, after) {
+            (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
+            | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
+            (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
+                let drift = Drift::Unknown(gap(reason));
+                *self = Baseline::Known(next.clone());
+                drift
+            }
+            (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
+                format!("the workspace snapshot after a wave failed: {reason}"),
+            ),
+            (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
+                let drift = if caught_up {
+                    Drift::None
+                } else {
+                    record.drift_to(next)
+                };
+                *record = next.clone();
+                drift
+            }
+            (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
+                let drift = if caught_up {
+                    Drift::None
+                } else {
+                    record.drift_within(partial)
+                };
+                match record.patch(partial) {
+                    Ok(()) => drift,
+                    Err(reason) => self.lose(reason),
+                }
+            }
+        }
+    }
+
+    /// Marks the baseline lost for `reason` and returns that as unknown drift.
+    fn lose(&mut self, reason: String) -> Drift {
         *self = Baseline::Unknown {
             reason: reason.clone(),
         };
-        Some(reason)
+        Drift::Unknown(reason)
     }
 }
 
+fn gap(reason: &str) -> String {
+    format!(
+        "the workspace could not be recorded earlier ({reason}), so changes since then cannot be attributed"
+    )
+}
+
 impl WorkspaceRecord {
+    /// The form to persist: without the named paths once they outgrow [`PERSISTED_PATHS_BYTES`]
+    /// (the digest and count stay).
+    pub fn persisted(&self) -> WorkspaceRecord {
+        let dirty = self
+            .dirty
+            .as_ref()
+            .filter(|dirty| fits_in(dirty, PERSISTED_PATHS_BYTES))
+            .cloned();
+        WorkspaceRecord {
+            dirty,
+            ..self.clone()
+        }
+    }
+
     fn drift_to(&self, after: &WorkspaceRecord) -> Drift {
         if self.fingerprint.is_some() && self.fingerprint == after.fingerprint {
             return Drift::None;
         }
         if self.head != after.head {
-            return Drift::Unknown(format!(
-                "HEAD moved from {} to {} outside the observed tool calls",
-                short(self.head.as_deref()),
-                short(after.head.as_deref()),
-            ));
+            return Drift::Unknown(head_moved(self.head.as_deref(), after.head.as_deref()));
         }
-        let (Some(before), Some(now)) = (&self.dirty, &after.dirty) else {
-            return Drift::Unknown(format!(
-                "more than {MAX_RECORDED_PATHS} dirty paths: changed paths cannot be named"
-            ));
+        if let (Some(before), Some(now)) = (&self.dirty, &after.dirty) {
+            let changed: BTreeSet<String> = before
+                .keys()
+                .chain(now.keys())
+                .filter(|path| before.get(*path) != now.get(*path))
+                .cloned()
+                .collect();
+            return if changed.is_empty() {
+                Drift::None
+            } else {
+                Drift::Paths(changed)
+            };
+        }
+        if self.dirty_digest.is_some() && self.dirty_digest == after.dirty_digest {
+            return Drift::None;
+        }
+        Drift::Unknown(match after.dirty {
+            None => too_many(),
+            Some(_) => self.unnamed(),
+        })
+    }
+
+    /// The changes on `partial`'s paths only.
+    fn drift_within(&self, partial: &PartialRecord) -> Drift {
+        if self.head != partial.head {
+            return Drift::Unknown(head_moved(self.head.as_deref(), partial.head.as_deref()));
+        }
+        let Some(dirty) = &self.dirty else {
+            return Drift::Unknown(self.unnamed());
         };
-        let changed: BTreeSet<String> = before
+        let scope = Scope::Paths(partial.paths.clone());
+        let changed: BTreeSet<String> = dirty
             .keys()
-            .chain(now.keys())
-            .filter(|path| before.get(*path) != now.get(*path))
+            .chain(partial.dirty.keys())
+            .filter(|path| scope.contains(path))
+            .filter(|path| dirty.get(*path) != partial.dirty.get(*path))
             .cloned()
             .collect();
         if changed.is_empty() {
@@ -197,7 +351,19 @@ impl WorkspaceRecord {
         }
     }
 
-    /// Replaces the state of `partial.paths` with what the path-limited snapshot saw.
+    /// Why drift from this record cannot be named: it holds no named paths.
+    fn unnamed(&self) -> String {
+        match self.dirty_count {
+            Some(count) if count <= MAX_RECORDED_PATHS && self.dirty_digest.is_some() => format!(
+                "the saved verification state keeps only a digest of its {count} dirty paths, so the paths changed since it was saved cannot be named"
+            ),
+            _ => too_many(),
+        }
+    }
+
+    /// Replaces the state of `partial.paths` with what the path-limited snapshot saw; the rest of
+    /// the record stays as it was recorded, so a change elsewhere still differs from it at the
+    /// next full snapshot.
     fn patch(&mut self, partial: &PartialRecord) -> Result<(), String> {
         if partial.head != self.head {
             return Err(format!(
@@ -207,20 +373,77 @@ impl WorkspaceRecord {
             ));
         }
         self.fingerprint = None;
-        if let Some(dirty) = &mut self.dirty {
-            let scope = Scope::Paths(partial.paths.clone());
-            dirty.retain(|path, _| !scope.contains(path));
-            dirty.extend(partial.dirty.clone());
-            if dirty.len() > MAX_RECORDED_PATHS {
-                self.dirty = None;
-            }
+        let Some(dirty) = &mut self.dirty else {
+            // Nothing named to patch: the digest can no longer be brought up to date.
+            self.dirty_digest = None;
+            self.dirty_count = None;
+            return Ok(());
+        };
+        let scope = Scope::Paths(partial.paths.clone());
+        dirty.retain(|path, _| !scope.contains(path));
+        dirty.extend(
+            partial
+                .dirty
+                .iter()
+                .filter(|(path, _)| scope.contains(path))
+                .map(|(path, digest)| (path.clone(), digest.clone())),
+        );
+        self.dirty_count = Some(dirty.len());
+        if dirty.len() > MAX_RECORDED_PATHS {
+            self.dirty = None;
+            self.dirty_digest = None;
+        } else {
+            self.dirty_digest = Some(map_digest(dirty));
         }
         Ok(())
     }
 }
 
+fn head_moved(from: Option<&str>, to: Option<&str>) -> String {
+    format!(
+        "HEAD moved from {} to {} outside the observed tool calls",
+        short(from),
+        short(to),
+    )
+}
+
+fn too_many() -> String {
+    format!("more than {MAX_RECORDED_PATHS} dirty paths: changed paths cannot be named")
+}
+
 fn short(head: Option<&str>) -> &str {
     head.map_or("an unborn branch", |id| id.get(..12).unwrap_or(id))
+}
+
+/// Whether `dirty` serializes as a JSON object within `budget` bytes.
+fn fits_in(dirty: &BTreeMap<String, String>, budget: usize) -> bool {
+    let mut bytes = 2;
+    for (path, digest) in dirty {
+        // `"path":"digest",` with the path escaped as JSON.
+        let path = serde_json::to_string(path).map_or(usize::MAX, |quoted| quoted.len());
+        bytes = path
+            .saturating_add(digest.len())
+            .saturating_add(4)
+            .saturating_add(bytes);
+        if bytes > budget {
+            return false;
+        }
+    }
+    true
+}
+
+/// The digest of a dirty map: every path with its entry digest, in path order (32 hex digits).
+/// The same for the map and for the snapshot's entries it was built from.
+fn map_digest<P: AsRef<str>, D: AsRef<str>>(dirty: impl IntoIterator<Item = (P, D)>) -> String {
+    let mut hasher = Xxh3::new();
+    for (path, digest) in dirty {
+        let (path, digest) = (path.as_ref(), digest.as_ref());
+        hasher.update(path.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(digest.as_bytes());
+        hasher.update(b"\0");
+    }
+    format!("{:032x}", hasher.digest128())
 }
 
 /// A digest of everything a snapshot knows about one dirty path: its `XY` status, rename

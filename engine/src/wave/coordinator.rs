@@ -82,12 +82,14 @@ impl<W: SnapshotSource> Inner<W> {
         &self,
         report: WaveReport,
         calls: Vec<FinishedCall>,
+        before: Option<Arc<W::Snapshot>>,
         after: Option<Arc<W::Snapshot>>,
     ) {
         lock(&self.status).record(report.clone(), self.config.history);
         lock(&self.finished).push(FinishedWave {
             report,
             calls,
+            before,
             after,
         });
     }

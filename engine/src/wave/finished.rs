@@ -1,6 +1,6 @@
 //! Owns what a finished wave hands to the layers above the coordinator (the verification gate):
-//! each call with its input and outcome, and the post-wave snapshot the changes were computed
-//! from. The [`WaveReport`] says what happened; a [`FinishedWave`] also carries what a consumer
+//! each call with its input and outcome, and the baseline and post-wave snapshots the changes were
+//! computed from. The [`WaveReport`] says what happened; a [`FinishedWave`] also carries what a consumer
 //! needs to judge it.
 
 use super::status::WaveReport;
@@ -31,14 +31,19 @@ pub struct FinishedCall {
     pub result: Option<CallResult>,
 }
 
-/// A finished wave: its report, its calls and the post-wave snapshot (`None` when the wave took
-/// none: read-only, outside git, or the snapshot failed).
+/// A finished wave: its report, its calls and its snapshots.
 #[derive(Debug)]
 pub struct FinishedWave<S> {
     /// What happened.
     pub report: WaveReport,
     /// The calls, in source order.
     pub calls: Vec<FinishedCall>,
-    /// The workspace after the wave.
+    /// The workspace when the wave began: its baseline snapshot, of the wave's scope (`None`
+    /// when the wave took none: read-only, outside git, or the baseline failed or was late).
+    /// What changed between the previous wave and this one shows as a difference between it and
+    /// the previous wave's `after`.
+    pub before: Option<Arc<S>>,
+    /// The workspace after the wave (`None` when the wave took no post-wave snapshot:
+    /// read-only, outside git, no baseline, or the snapshot failed).
     pub after: Option<Arc<S>>,
 }

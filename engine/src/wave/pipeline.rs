@@ -57,7 +57,8 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
         return;
     }
     let mut failures = Vec::new();
-    let (changes, after) = changes(&inner, &plan, baseline, &mut report, &mut failures).await;
+    let (changes, (before, after)) =
+        changes(&inner, &plan, baseline, &mut report, &mut failures).await;
     let advanced = match &changes {
         ChangeSet::Paths(paths) => !paths.is_empty(),
         ChangeSet::Unknown { .. } => true,
@@ -142,7 +143,7 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
     report.duration = started.elapsed();
     // Recorded before any waiter is released: once a `tool_result` handler returns, its wave is
     // in the status and in `take_finished`.
-    inner.record(report, finished_calls(&plan), after);
+    inner.record(report, finished_calls(&plan), before, after);
     for (id, waiter) in released.waiters {
         let decision = match &block {
             Some((carrier, block)) if *carrier == id => ResultDecision::Append(block.text.clone()),
@@ -168,7 +169,7 @@ fn release_unchanged<W: SnapshotSource>(
     report.failures.extend(released.failures);
     report.revision = inner.revision();
     report.duration = started.elapsed();
-    inner.record(report.clone(), finished_calls(plan), None);
+    inner.record(report.clone(), finished_calls(plan), None, None);
     for (_, waiter) in released.waiters {
         let _ = waiter.send(ResultDecision::Unchanged);
     }
@@ -195,16 +196,19 @@ async fn baseline_outcome<S>(handle: &BaselineHandle<S>, timeout: Duration) -> B
     outcome.unwrap_or_else(|| BaselineOutcome::Failed("the capture task ended without one".into()))
 }
 
+/// The baseline and post-wave snapshots of a wave, each when it was taken.
+type Snapshots<S> = (Option<Arc<S>>, Option<Arc<S>>);
+
 /// What the wave changed: the diff of the baseline and a post-wave snapshot of the same scope in
 /// git; the explicit targets outside git; unknown when no safe path set exists. Also returns the
-/// post-wave snapshot when one was taken.
+/// baseline and post-wave snapshots that were taken.
 async fn changes<W: SnapshotSource>(
     inner: &Arc<Inner<W>>,
     plan: &WavePlan<W::Snapshot>,
     baseline: Option<(BaselineOutcome<W::Snapshot>, Coverage)>,
     report: &mut WaveReport,
     failures: &mut Vec<CoordinatorFailure>,
-) -> (ChangeSet, Option<Arc<W::Snapshot>>) {
+) -> (ChangeSet, Snapshots<W::Snapshot>) {
     let executed: Vec<&PlannedCall> = plan
         .calls
         .iter()
@@ -223,7 +227,10 @@ async fn changes<W: SnapshotSource>(
                 },
             })
             .collect();
-        return (changeset_without_git(inner.source.cwd(), &calls), None);
+        return (
+            changeset_without_git(inner.source.cwd(), &calls),
+            (None, None),
+        );
     }
     let unknown = |reason: String, failures: &mut Vec<CoordinatorFailure>| {
         failures.push(CoordinatorFailure::Baseline {
@@ -234,11 +241,11 @@ async fn changes<W: SnapshotSource>(
             ChangeSet::Unknown {
                 reason: format!("no baseline snapshot: {reason}"),
             },
-            None,
+            (None, None),
         )
     };
     let (before, coverage) = match baseline {
-        None if executed.is_empty() => return (ChangeSet::Paths(BTreeSet::new()), None),
+        None if executed.is_empty() => return (ChangeSet::Paths(BTreeSet::new()), (None, None)),
         None => {
             return unknown(
                 "no `tool_call` was reported before the calls ran".into(),
@@ -250,12 +257,12 @@ async fn changes<W: SnapshotSource>(
     };
     report.snapshots = 1;
     let diff = inner
-        .diff_since(&coverage, before, inner.stop.clone())
+        .diff_since(&coverage, Arc::clone(&before), inner.stop.clone())
         .await;
     match diff {
         Ok((paths, after)) => {
             report.snapshots = 2;
-            (ChangeSet::Paths(paths), Some(after))
+            (ChangeSet::Paths(paths), (Some(before), Some(after)))
         }
         Err(message) => {
             failures.push(CoordinatorFailure::PostSnapshot {
@@ -266,7 +273,7 @@ async fn changes<W: SnapshotSource>(
                 ChangeSet::Unknown {
                     reason: format!("post-wave snapshot failed: {message}"),
                 },
-                None,
+                (Some(before), None),
             )
         }
     }

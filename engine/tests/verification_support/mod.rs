@@ -12,7 +12,9 @@ use pi_native_hooks::verification::{
     SettleDecision, Timestamp, TrackedRequirement, VerificationGate, Waiver, WaiverError,
     WaiverRequest, WaveObservation, WorkspaceObservation,
 };
-use pi_native_hooks::workspace::{ChangeSet, MutatingCall, capture, changeset_without_git};
+use pi_native_hooks::workspace::{
+    ChangeSet, MutatingCall, capture, capture_paths, changeset_without_git,
+};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -292,10 +294,40 @@ impl Session {
         let changes = ChangeSet::between(&before, &after).expect("changed paths");
         let wave = WaveObservation {
             changes: changes.into(),
+            workspace_before: Some(WorkspaceObservation::of_snapshot(&before)),
             workspace_after: Some(WorkspaceObservation::of_snapshot(&after)),
             calls,
         };
         self.observe(&wave);
+    }
+
+    /// Plays one wave whose only mutating calls are `write`/`edit` of `targets`, as the wave
+    /// coordinator does: path-limited baseline and post-wave snapshots of the targets only.
+    pub fn wave_limited(
+        &mut self,
+        calls: Vec<ObservedCall>,
+        targets: &[&str],
+        mutate: impl FnOnce(&Repo),
+    ) {
+        let before = capture_paths(self.repo.path(), targets).expect("baseline snapshot");
+        mutate(&self.repo);
+        let after = capture_paths(self.repo.path(), targets).expect("post-wave snapshot");
+        let changes = ChangeSet::between(&before, &after).expect("changed paths");
+        let wave = WaveObservation {
+            changes: changes.into(),
+            workspace_before: Some(WorkspaceObservation::of_snapshot(&before)),
+            workspace_after: Some(WorkspaceObservation::of_snapshot(&after)),
+            calls,
+        };
+        self.observe(&wave);
+    }
+
+    /// The agent writes `content` to `rela` with the `write` tool, snapshotted path-limited as
+    /// the wave coordinator does for a `write`.
+    pub fn edit_limited(&mut self, rela: &str, content: &str) {
+        let id = self.id();
+        let call = write_call(&id, rela, &self.root());
+        self.wave_limited(vec![call], &[rela], |repo| repo.write(rela, content));
     }
 
     /// Plays one wave in a directory that is no longer a git worktree, as the wave coordinator
@@ -310,6 +342,7 @@ impl Session {
             .collect();
         let wave = WaveObservation {
             changes: changeset_without_git(self.repo.path(), &untargeted).into(),
+            workspace_before: None,
             workspace_after: Some(self.repo.live()),
             calls,
         };
