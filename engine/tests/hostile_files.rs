@@ -365,3 +365,19 @@ fn check_refuses_to_walk_a_named_directory_symlink_leaving_the_repository() {
     assert_eq!(stdout, "");
     assert!(stderr.contains("out: outside "), "{stderr}");
 }
+
+#[test]
+fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it() {
+    let repo = repository();
+    let huge = std::fs::File::create(repo.path().join("src/huge.ts")).expect("create");
+    huge.set_len(4 << 30).expect("sparse 4 GiB");
+    drop(huge);
+
+    let (code, stdout, stderr) = check(repo.path(), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr.trim_end(),
+        "pi-native-hooks: warning: src/huge.ts: not analyzed: 4294967296 bytes is over the 1048576-byte limit"
+    );
+}

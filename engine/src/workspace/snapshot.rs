@@ -125,7 +125,7 @@ pub fn capture_paths_with_cancel<P: AsRef<Path>>(
     let mut observed = BTreeMap::new();
     for path in requested.iter().filter(|path| !path.is_empty()) {
         check_cancel(&open.workdir, cancel)?;
-        observed.insert(path.clone(), read_content(&open.workdir, path)?);
+        observed.insert(path.clone(), read_content(&open.workdir, path, cancel)?);
     }
     build(open, head, entries, scope, observed, cancel)
 }
@@ -153,13 +153,13 @@ fn build(
         check_cancel(&workdir, cancel)?;
         entry.content = match observed.get(&entry.path) {
             Some(content) => content.clone(),
-            None => read_content(&workdir, &entry.path)?,
+            None => read_content(&workdir, &entry.path, cancel)?,
         };
     }
     let mut sources = BTreeMap::new();
     for source in entries.values().filter_map(DirtyEntry::source_path) {
         if !entries.contains_key(source) {
-            sources.insert(source.to_owned(), read_content(&workdir, source)?);
+            sources.insert(source.to_owned(), read_content(&workdir, source, cancel)?);
         }
     }
     let fingerprint = fingerprint(&head, &entries, &observed, &sources);
@@ -219,8 +219,9 @@ impl WorkspaceSnapshot {
     }
 
     /// The files a pre-commit linter would scan: modified, staged, conflicted and untracked
-    /// (not ignored) paths that currently exist as a file or symlink. Deleted paths, submodules
-    /// and directories are left out.
+    /// (not ignored) paths that currently exist as a file, a symlink or another non-directory
+    /// (a FIFO or device, which the analysis then reports as not analyzed). Deleted paths,
+    /// submodules and directories are left out.
     pub fn dirty_paths(&self) -> BTreeSet<String> {
         self.entries
             .values()

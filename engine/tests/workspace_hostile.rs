@@ -1,0 +1,134 @@
+//! Snapshots under hostile or unlucky worktrees: a 4 GiB sparse untracked file is fingerprinted by
+//! its metadata instead of read, a cancelled capture stops, and FIFOs and symlinks to them are
+//! never opened.
+
+mod workspace_support;
+
+use pi_native_hooks::workspace::{self, CancelToken, Content, MAX_HASHED_BYTES, WorkspaceSnapshot};
+use workspace_support::{Repo, records, set, xy_map};
+
+const SPARSE_BYTES: u64 = 4 << 30;
+
+fn changed(before: &WorkspaceSnapshot, after: &WorkspaceSnapshot) -> Vec<String> {
+    WorkspaceSnapshot::changed_paths(before, after)
+        .expect("changed paths")
+        .into_iter()
+        .collect()
+}
+
+fn sparse_file(repo: &Repo, rela: &str, len: u64) {
+    let file = std::fs::File::create(repo.abs(rela)).expect("create");
+    file.set_len(len).expect("sparse length");
+}
+
+#[test]
+fn a_sparse_four_gib_untracked_file_is_fingerprinted_by_its_metadata() {
+    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    sparse_file(&repo, "huge.bin", SPARSE_BYTES);
+    repo.write("small.txt", "small\n");
+
+    let before = repo.assert_matches_git();
+    let Some(Content::LargeFile { stamp, .. }) = before.entry("huge.bin").map(|e| &e.content)
+    else {
+        panic!("metadata form expected: {:?}", before.entry("huge.bin"));
+    };
+    assert_eq!(stamp.size, SPARSE_BYTES);
+    const { assert!(SPARSE_BYTES > MAX_HASHED_BYTES) };
+    assert!(matches!(
+        before.entry("small.txt").map(|e| &e.content),
+        Some(Content::File { .. })
+    ));
+    assert!(before.dirty_paths().contains("huge.bin"));
+
+    let limited = workspace::capture_paths(repo.path(), &["huge.bin"]).expect("limited");
+    assert!(matches!(
+        limited.entry("huge.bin").map(|e| &e.content),
+        Some(Content::LargeFile { stamp, .. }) if stamp.size == SPARSE_BYTES
+    ));
+
+    // Any write changes the metadata, so the edit is still seen.
+    sparse_file(&repo, "huge.bin", SPARSE_BYTES + 1);
+    let after = repo.snapshot();
+    assert_eq!(changed(&before, &after), ["huge.bin"]);
+    assert_ne!(before.fingerprint(), after.fingerprint());
+}
+
+#[test]
+fn a_file_exactly_at_the_cap_is_still_hashed() {
+    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    sparse_file(&repo, "edge.bin", MAX_HASHED_BYTES);
+    sparse_file(&repo, "over.bin", MAX_HASHED_BYTES + 1);
+    let snapshot = repo.snapshot();
+    assert!(matches!(
+        snapshot.entry("edge.bin").map(|e| &e.content),
+        Some(Content::File { .. })
+    ));
+    assert!(matches!(
+        snapshot.entry("over.bin").map(|e| &e.content),
+        Some(Content::LargeFile { .. })
+    ));
+}
+
+#[test]
+fn a_cancelled_capture_with_big_dirty_files_returns_cancelled() {
+    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    sparse_file(&repo, "huge.bin", SPARSE_BYTES);
+    std::fs::write(repo.abs("big.bin"), vec![b'x'; 8 << 20]).expect("write");
+    let cancel = CancelToken::new();
+    cancel.cancel();
+    for result in [
+        workspace::capture_with_cancel(repo.path(), &cancel),
+        workspace::capture_paths_with_cancel(repo.path(), &["big.bin", "huge.bin"], &cancel),
+    ] {
+        let error = result.expect_err("cancelled");
+        assert!(error.is_cancelled(), "{error}");
+    }
+}
+
+#[test]
+fn fifos_and_symlinks_to_them_are_never_opened() {
+    let repo = Repo::with_settled_commit(&[("tracked.ts", "t\n"), ("b.ts", "b\n")]);
+    nix::unistd::mkfifo(&repo.abs("pipe"), nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+    repo.symlink("pipe", "x.ts");
+    // A tracked file replaced by a FIFO.
+    repo.remove("tracked.ts");
+    nix::unistd::mkfifo(&repo.abs("tracked.ts"), nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
+
+    // Run on a thread: a blocking open would hang the test instead of failing it.
+    let dir = repo.path().to_owned();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let full = workspace::capture(&dir);
+        let limited = workspace::capture_paths(&dir, &["x.ts", "tracked.ts", "pipe"]);
+        let _ = send.send((full, limited));
+    });
+    let (full, limited) = receive
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the snapshots return instead of blocking");
+    let full = full.expect("full snapshot");
+    // The same paths as git; git calls the FIFO that replaced a tracked file a modification
+    // (`.M`), gix a type change (`.T`).
+    let paths = |records: std::collections::BTreeSet<(String, String)>| -> Vec<String> {
+        records.into_iter().map(|(path, _)| path).collect()
+    };
+    assert_eq!(paths(records(&full)), paths(repo.git_status()));
+    assert_eq!(
+        xy_map(&full).get("tracked.ts").map(String::as_str),
+        Some(".T")
+    );
+    assert!(matches!(
+        full.entry("x.ts").map(|e| &e.content),
+        Some(Content::Symlink { .. })
+    ));
+    assert_eq!(
+        full.entry("tracked.ts").map(|e| &e.content),
+        Some(&Content::Other)
+    );
+    // The analysis is asked about both, and reports them as not analyzed.
+    assert_eq!(full.dirty_paths(), set(&["tracked.ts", "x.ts"]));
+    let limited = limited.expect("limited snapshot");
+    assert_eq!(
+        limited.entry("tracked.ts").map(|e| &e.content),
+        Some(&Content::Other)
+    );
+}
