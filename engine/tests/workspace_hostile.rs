@@ -1,11 +1,13 @@
 //! Snapshots under hostile or unlucky worktrees: a 4 GiB sparse untracked file is fingerprinted by
-//! its metadata instead of read, a cancelled capture stops, and FIFOs and symlinks to them are
-//! never opened.
+//! its metadata instead of read, a cancelled capture stops, FIFOs and symlinks to them are never
+//! opened, and edits inside a submodule's worktree are changes of the submodule path.
 
 mod workspace_support;
 
-use pi_native_hooks::workspace::{self, CancelToken, Content, MAX_HASHED_BYTES, WorkspaceSnapshot};
-use workspace_support::{Repo, records, set, xy_map};
+use pi_native_hooks::workspace::{
+    self, CancelToken, Content, MAX_HASHED_BYTES, WorkspaceSnapshot, WorktreeChange,
+};
+use workspace_support::{Repo, git_in, records, set, xy_map};
 
 const SPARSE_BYTES: u64 = 4 << 30;
 
@@ -131,4 +133,96 @@ fn fifos_and_symlinks_to_them_are_never_opened() {
         limited.entry("tracked.ts").map(|e| &e.content),
         Some(&Content::Other)
     );
+}
+
+/// A superproject with the submodule `sub` (one committed file `lib.txt`), both clean.
+fn with_submodule() -> (Repo, Repo) {
+    let upstream = Repo::with_commit(&[("lib.txt", "v1\n")]);
+    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let url = upstream.path().to_string_lossy().into_owned();
+    repo.git(&["submodule", "add", "-q", &url, "sub"]);
+    repo.git(&["commit", "-q", "-m", "add submodule"]);
+    (repo, upstream)
+}
+
+#[test]
+fn every_edit_inside_a_submodule_is_a_change_of_the_submodule_path() {
+    let (repo, _upstream) = with_submodule();
+    let clean = repo.assert_matches_git();
+    assert!(clean.is_clean());
+
+    // Each step: the submodule's worktree changes, the records still match git's, and the
+    // submodule path is what changed.
+    let steps: [(&str, &dyn Fn()); 5] = [
+        ("modify a tracked file", &|| {
+            repo.write("sub/lib.txt", "edit 1\n")
+        }),
+        ("modify it again", &|| repo.write("sub/lib.txt", "edit 2\n")),
+        ("add an untracked file", &|| {
+            repo.write("sub/new.txt", "n1\n")
+        }),
+        ("edit the untracked file", &|| {
+            repo.write("sub/new.txt", "n2\n")
+        }),
+        ("revert the tracked file", &|| {
+            repo.write("sub/lib.txt", "v1\n")
+        }),
+    ];
+    let mut previous = clean;
+    for (step, edit) in steps {
+        edit();
+        let next = repo.assert_matches_git();
+        assert_eq!(changed(&previous, &next), ["sub"], "{step}");
+        assert_ne!(previous.fingerprint(), next.fingerprint(), "{step}");
+        let Some(entry) = next.entry("sub") else {
+            panic!("{step}: the submodule is dirty");
+        };
+        assert!(
+            matches!(&entry.worktree, Some(WorktreeChange::Submodule(_))),
+            "{step}"
+        );
+        assert!(
+            matches!(
+                &entry.content,
+                Content::Repository {
+                    changes: Some(_),
+                    ..
+                }
+            ),
+            "{step}: {:?}",
+            entry.content
+        );
+        previous = next;
+    }
+    // Nothing changed: the same snapshot twice.
+    let again = repo.snapshot();
+    assert!(changed(&previous, &again).is_empty());
+    assert_eq!(previous.fingerprint(), again.fingerprint());
+}
+
+#[test]
+fn an_untracked_file_in_a_clean_submodule_is_a_change_of_the_submodule_path() {
+    let (repo, _upstream) = with_submodule();
+    let clean = repo.snapshot();
+    repo.write("sub/untracked.ts", "export const u = 1;\n");
+    let dirty = repo.assert_matches_git();
+    assert_eq!(changed(&clean, &dirty), ["sub"]);
+    assert!(
+        dirty.dirty_paths().is_empty(),
+        "a submodule is not a file to lint"
+    );
+}
+
+#[test]
+fn a_path_limited_snapshot_inside_a_submodule_sees_its_edits() {
+    let (repo, _upstream) = with_submodule();
+    let before = workspace::capture_paths(repo.path(), &["sub/lib.txt"]).expect("limited");
+    assert!(before.is_clean());
+    repo.write("sub/lib.txt", "edited\n");
+    let after = workspace::capture_paths(repo.path(), &["sub/lib.txt"]).expect("limited");
+    assert_eq!(changed(&before, &after), ["sub/lib.txt"]);
+    // A gitlink the index no longer records still has no tree to look in.
+    git_in(repo.path(), &["rm", "-q", "--cached", "sub"]);
+    let staged_removal = workspace::capture_paths(repo.path(), &["sub/lib.txt"]).expect("limited");
+    assert!(staged_removal.entry("sub/lib.txt").is_none());
 }

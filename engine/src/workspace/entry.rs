@@ -151,10 +151,14 @@ pub enum Content {
         hash: ContentHash,
     },
     /// A directory holding a git repository (a submodule or nested repository), identified by its
-    /// checked-out commit (hex), if it has one.
+    /// checked-out commit (hex), if it has one, and, for a submodule with modified or untracked
+    /// content, by the fingerprint of its own snapshot.
     Repository {
         /// The nested repository's `HEAD` commit, `None` if unborn or unreadable.
         head: Option<String>,
+        /// The fingerprint of the submodule's own snapshot when its worktree has changes (so a
+        /// second edit inside an already dirty submodule changes the content), else `None`.
+        changes: Option<String>,
     },
     /// A plain directory (e.g. a tracked file replaced by a directory).
     Directory,

@@ -66,7 +66,10 @@ pub(crate) fn read_content(
                 let head = gix::open(&path)
                     .ok()
                     .and_then(|repo| repo.head_id().ok().map(|id| id.detach().to_string()));
-                return Ok(Content::Repository { head });
+                return Ok(Content::Repository {
+                    head,
+                    changes: None,
+                });
             }
             return Ok(Content::Directory);
         }
@@ -196,9 +199,13 @@ impl Content {
                 }
                 hasher.update(&stamp.inode.to_le_bytes());
             }
-            Content::Repository { head } => {
+            Content::Repository { head, changes } => {
                 hasher.update(b"repo");
                 hasher.update(head.as_deref().unwrap_or("unborn").as_bytes());
+                if let Some(changes) = changes {
+                    hasher.update(b"\0changes\0");
+                    hasher.update(changes.as_bytes());
+                }
             }
             Content::Directory => hasher.update(b"dir"),
             Content::Other => hasher.update(b"other"),
