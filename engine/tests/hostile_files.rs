@@ -381,3 +381,22 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
         "pi-native-hooks: warning: src/huge.ts: not analyzed: 4294967296 bytes is over the 1048576-byte limit"
     );
 }
+
+#[test]
+fn check_reports_findings_in_files_git_is_told_to_ignore_edits_of() {
+    for flag in ["--skip-worktree", "--assume-unchanged"] {
+        let repo = repository();
+        let root = repo.path();
+        git(root, &["update-index", flag, "src/clean.ts"]);
+        write(root, "src/clean.ts", BANG);
+        assert_eq!(git(root, &["status", "--porcelain"]), "", "git hides it");
+
+        let (code, stdout, stderr) = check(root, &[]);
+        assert_eq!(code, 1, "{flag}: {stderr}");
+        assert!(
+            stdout.starts_with(&format!("src/clean.ts:2:18 {BANG_RULE}")),
+            "{flag}: {stdout}"
+        );
+        assert_eq!(stderr, "", "{flag}");
+    }
+}

@@ -1,6 +1,7 @@
 //! Snapshots under hostile or unlucky worktrees: a 4 GiB sparse untracked file is fingerprinted by
 //! its metadata instead of read, a cancelled capture stops, FIFOs and symlinks to them are never
-//! opened, and edits inside a submodule's worktree are changes of the submodule path.
+//! opened, index flags (`assume-unchanged`, `skip-worktree`) do not hide edits, and edits inside a
+//! submodule's worktree are changes of the submodule path.
 
 mod workspace_support;
 
@@ -133,6 +134,72 @@ fn fifos_and_symlinks_to_them_are_never_opened() {
         limited.entry("tracked.ts").map(|e| &e.content),
         Some(&Content::Other)
     );
+}
+
+/// `assume-unchanged` and `skip-worktree` (on a present file) hide edits from `git status`, not
+/// from snapshots: full, path-limited, and through gix's own iterator (split index).
+#[test]
+fn index_flags_do_not_hide_edits() {
+    for split_index in [false, true] {
+        let repo = Repo::with_settled_commit(&[
+            ("src/assumed.ts", "export const a = 1;\n"),
+            ("src/skipped.ts", "export const s = 1;\n"),
+            ("src/clean.ts", "export const c = 1;\n"),
+        ]);
+        if split_index {
+            repo.git(&["update-index", "--split-index"]);
+        }
+        repo.git(&["update-index", "--assume-unchanged", "src/assumed.ts"]);
+        repo.git(&["update-index", "--skip-worktree", "src/skipped.ts"]);
+        let before = repo.assert_matches_git();
+        assert!(before.is_clean(), "flags alone change nothing");
+        let limited_before =
+            workspace::capture_paths(repo.path(), &["src/assumed.ts", "src/skipped.ts"])
+                .expect("limited");
+
+        repo.write("src/assumed.ts", "export const a = 2;\n");
+        repo.write("src/skipped.ts", "export const s = 2;\n");
+        assert!(repo.git_status().is_empty(), "git hides both edits");
+        let after = repo.snapshot();
+        let xy = xy_map(&after);
+        assert_eq!(
+            xy.get("src/assumed.ts").map(String::as_str),
+            Some(".M"),
+            "split index {split_index}: {xy:?}"
+        );
+        assert_eq!(xy.get("src/skipped.ts").map(String::as_str), Some(".M"));
+        assert_eq!(xy.len(), 2, "{xy:?}");
+        assert_eq!(
+            changed(&before, &after),
+            ["src/assumed.ts", "src/skipped.ts"]
+        );
+        assert_eq!(
+            after.dirty_paths(),
+            set(&["src/assumed.ts", "src/skipped.ts"])
+        );
+
+        let limited_after =
+            workspace::capture_paths(repo.path(), &["src/assumed.ts", "src/skipped.ts"])
+                .expect("limited");
+        assert_eq!(xy_map(&limited_after), xy);
+        assert_eq!(
+            changed(&limited_before, &limited_after),
+            ["src/assumed.ts", "src/skipped.ts"]
+        );
+        // A directory in a path-limited snapshot takes the pathspec-limited iterator.
+        let dir = workspace::capture_paths(repo.path(), &["src"]).expect("directory");
+        assert_eq!(xy_map(&dir), xy);
+    }
+}
+
+/// The sparse-checkout case: a `skip-worktree` path absent from the worktree is not a deletion.
+#[test]
+fn an_absent_skip_worktree_path_is_unchanged() {
+    let repo = Repo::with_settled_commit(&[("kept.ts", "k\n"), ("sparse.ts", "s\n")]);
+    repo.git(&["update-index", "--skip-worktree", "sparse.ts"]);
+    repo.remove("sparse.ts");
+    let snapshot = repo.assert_matches_git();
+    assert!(snapshot.is_clean(), "{:?}", xy_map(&snapshot));
 }
 
 /// A superproject with the submodule `sub` (one committed file `lib.txt`), both clean.

@@ -23,7 +23,7 @@ use super::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use super::error::WorkspaceError;
 use super::index_cache;
 use super::repo::{OpenRepo, worktree_path};
-use super::status::{EntryMap, index_worktree, staged_modification};
+use super::status::{EntryMap, checked_flags, index_worktree, staged_modification};
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.
@@ -55,7 +55,8 @@ pub(crate) fn limited_status(
             .map(|range| &index.entries()[range])
             .unwrap_or_default();
         for entry in entries {
-            subset.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, rela);
+            let flags = checked_flags(workdir, entry.flags, rela);
+            subset.dangerously_push_entry(entry.stat, entry.id, flags, entry.mode, rela);
         }
         let staged_entry = entries
             .iter()
