@@ -20,6 +20,7 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 use nix::errno::Errno;
 use nix::fcntl::{AT_FDCWD, AtFlags, OFlag};
@@ -187,9 +188,11 @@ pub enum Resolved {
 #[derive(Debug)]
 pub struct Beneath {
     root: OwnedFd,
+    /// The root's path as given.
+    path: PathBuf,
     /// The root as given (absolute, lexically normal) and canonicalized, for absolute link
-    /// targets.
-    prefixes: Vec<PathBuf>,
+    /// targets; worked out the first time one is met.
+    prefixes: OnceLock<Vec<PathBuf>>,
 }
 
 impl Beneath {
@@ -200,14 +203,11 @@ impl Beneath {
             OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK,
             Mode::empty(),
         )?;
-        let given = std::path::absolute(root).map(|p| lexical(&p))?;
-        let mut prefixes = vec![given];
-        if let Ok(canonical) = root.canonicalize()
-            && !prefixes.contains(&canonical)
-        {
-            prefixes.push(canonical);
-        }
-        Ok(Self { root: fd, prefixes })
+        Ok(Self {
+            root: fd,
+            path: root.to_owned(),
+            prefixes: OnceLock::new(),
+        })
     }
 
     /// Resolves `relative` (`/`-separated, relative to the root) one component at a time,
@@ -303,7 +303,19 @@ impl Beneath {
 
     /// `target` relative to the root, if it starts with one of the root's paths.
     fn strip_root<'a>(&self, target: &'a Path) -> Option<&'a Path> {
-        self.prefixes
+        let prefixes = self.prefixes.get_or_init(|| {
+            let mut prefixes: Vec<PathBuf> = std::path::absolute(&self.path)
+                .map(|path| lexical(&path))
+                .into_iter()
+                .collect();
+            if let Ok(canonical) = self.path.canonicalize()
+                && !prefixes.contains(&canonical)
+            {
+                prefixes.push(canonical);
+            }
+            prefixes
+        });
+        prefixes
             .iter()
             .find_map(|prefix| target.strip_prefix(prefix).ok())
     }
