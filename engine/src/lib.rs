@@ -3,12 +3,14 @@
 //! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → [`delivery`] →
 //! [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one object a Pi
 //! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
+//! [`safe_open`] is the one way any of them opens a repository's file for reading.
 
 pub mod analysis;
 pub mod cli;
 pub mod config;
 pub mod delivery;
 pub mod policy;
+pub mod safe_open;
 pub mod session;
 pub mod state;
 pub mod status;

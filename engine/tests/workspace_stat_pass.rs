@@ -7,7 +7,7 @@ mod workspace_support;
 
 use std::time::{Duration, SystemTime};
 
-use workspace_support::{Repo, git_cmd, set, xy_map};
+use workspace_support::{Repo, git_cmd, records, set, xy_map};
 
 fn touch(repo: &Repo, rela: &str, offset: Duration) {
     let file = std::fs::File::options()
@@ -72,8 +72,11 @@ fn stat_only_changes_are_clean_and_content_changes_are_not() {
     assert_eq!(snapshot.dirty_paths(), set(&["dir/c.txt"]));
 }
 
+/// Index flags do not hide edits (unlike `git status`): an `assume-unchanged` entry is checked
+/// like any other, while a `skip-worktree` entry that is absent from the worktree stays unchanged
+/// (a sparse checkout leaves such paths out on purpose).
 #[test]
-fn assume_unchanged_and_skip_worktree_entries_are_not_checked() {
+fn assume_unchanged_edits_are_seen_and_absent_skip_worktree_entries_are_not_changes() {
     let repo = Repo::with_settled_commit(&[
         ("assumed.txt", "a\n"),
         ("skipped.txt", "s\n"),
@@ -84,8 +87,15 @@ fn assume_unchanged_and_skip_worktree_entries_are_not_checked() {
     repo.write("assumed.txt", "changed behind git's back\n");
     repo.remove("skipped.txt");
     repo.write("plain.txt", "changed\n");
-    let snapshot = repo.assert_matches_git();
-    assert_eq!(snapshot.dirty_paths(), set(&["plain.txt"]));
+    let snapshot = repo.snapshot();
+    let mut expected = repo.git_status();
+    assert!(
+        !expected.iter().any(|(path, _)| path == "assumed.txt"),
+        "git hides the assume-unchanged edit"
+    );
+    expected.insert(("assumed.txt".to_owned(), ".M".to_owned()));
+    assert_eq!(records(&snapshot), expected);
+    assert_eq!(snapshot.dirty_paths(), set(&["assumed.txt", "plain.txt"]));
 }
 
 #[test]

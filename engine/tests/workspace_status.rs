@@ -161,7 +161,7 @@ fn untracked_files_in_nested_directories_are_listed_individually() {
     );
     assert!(matches!(
         snapshot.entry("new/nested").map(|e| &e.content),
-        Some(Content::Repository { head: None })
+        Some(Content::Repository { head: None, .. })
     ));
 }
 
@@ -196,7 +196,7 @@ fn submodule_whose_head_moved() {
     }
     assert!(matches!(
         entry.content,
-        Content::Repository { head: Some(_) }
+        Content::Repository { head: Some(_), .. }
     ));
     assert!(
         snapshot.dirty_paths().is_empty(),

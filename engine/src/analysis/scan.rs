@@ -1,11 +1,19 @@
 //! Scanning one wave: each changed TS/TSX file read and parsed once, every rule applied in one
 //! pass with ast-grep's `CombinedScan` (suppression comments honoured, unused ones reported as
 //! hints), findings normalized into an immutable [`AnalysisSnapshot`].
+//!
+//! Files are opened through [`Beneath`]: a path is resolved inside the repository root, a symlink
+//! is followed only while it stays inside the root, and only a regular file is ever opened (never
+//! blocking). Like the ast-grep CLI with a file named on its command line, a symlink to a regular
+//! file is analyzed under the link's own name; unlike it, a link leaving the repository is not
+//! (reported as [`SkipReason::SymlinkOutsideRepository`]). FIFOs, sockets, devices and
+//! directories are reported as [`SkipReason::NotRegular`].
 
 use super::cache::{ScanCache, content_hash};
 use super::finding::{Finding, Position, Severity, SourceRange};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};
+use crate::safe_open::{Beneath, Resolved};
 use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
 use ast_grep_core::matcher::{Matcher, MatcherExt};
@@ -148,8 +156,33 @@ impl Analyzer {
     /// Analyzes the TS/TSX files among `paths` (repository-relative, under `root`). Other paths
     /// are ignored; each file is read and parsed at most once.
     pub fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        self.scan_walked(root, paths, &[])
+    }
+
+    /// [`scan`](Self::scan), plus the symlinks a directory walk met and, like the ast-grep CLI's
+    /// walk, did not follow: each TS/TSX one that is not also among `paths` is reported as
+    /// [`SkipReason::SymlinkNotFollowed`] and never read.
+    pub fn scan_walked(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        unfollowed: &[String],
+    ) -> Arc<AnalysisSnapshot> {
         let started = Instant::now();
-        let (selected, skipped) = self.select(paths.iter().map(String::as_str));
+        let (selected, mut skipped) = self.select(paths.iter().map(String::as_str));
+        let named: std::collections::HashSet<String> =
+            paths.iter().map(|path| normalize(path)).collect();
+        let mut links: Vec<String> = unfollowed
+            .iter()
+            .map(|path| normalize(path))
+            .filter(|path| language_of(path).is_some() && !named.contains(path))
+            .collect();
+        links.sort();
+        links.dedup();
+        skipped.extend(links.into_iter().map(|path| SkippedFile {
+            path,
+            reason: SkipReason::SymlinkNotFollowed,
+        }));
         let inputs = selected
             .into_iter()
             .map(|path| (path, Input::Disk))
@@ -176,7 +209,7 @@ impl Analyzer {
     /// Normalizes, deduplicates and sorts the TS/TSX paths; applies the file-count bound.
     fn select<'a>(&self, paths: impl Iterator<Item = &'a str>) -> (Vec<String>, Vec<SkippedFile>) {
         let mut selected: Vec<String> = paths
-            .map(|p| p.trim_start_matches("./").replace('\\', "/"))
+            .map(normalize)
             .filter(|p| language_of(p).is_some())
             .collect();
         selected.sort();
@@ -194,40 +227,63 @@ impl Analyzer {
         (selected, skipped)
     }
 
-    fn read(&self, root: &Path, path: &str, input: Input) -> Source {
-        match input {
-            Input::Memory(bytes) => self.classify(path, bytes),
-            Input::Disk => self.read_disk(root, path),
+    fn read(&self, root: Option<&std::io::Result<Beneath>>, path: &str, input: Input) -> Source {
+        match (input, root) {
+            (Input::Memory(bytes), _) => self.classify(path, bytes),
+            (Input::Disk, Some(Ok(root))) => self.read_disk(root, path),
+            (Input::Disk, Some(Err(error))) => Source::Skipped(SkipReason::Unreadable {
+                error: format!("cannot open the repository root: {error}"),
+            }),
+            (Input::Disk, None) => Source::Skipped(SkipReason::Unreadable {
+                error: "no repository root to read from".to_owned(),
+            }),
         }
     }
 
-    /// Reads `<root>/<path>`, at most one byte past the size limit.
-    fn read_disk(&self, root: &Path, path: &str) -> Source {
-        let full = root.join(path);
-        let file = match std::fs::File::open(&full) {
-            Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Source::Skipped(SkipReason::Vanished);
+    /// Reads `<root>/<path>` if it resolves inside the root to a regular file, at most one byte
+    /// past the size limit.
+    fn read_disk(&self, root: &Beneath, path: &str) -> Source {
+        let skip = |reason| Source::Skipped(reason);
+        let (file, stat) = match root.open(path) {
+            Ok(Resolved::Regular { file, stat, .. }) => (file, stat),
+            Ok(Resolved::NotRegular { kind, via_symlink }) => {
+                return skip(SkipReason::NotRegular {
+                    kind,
+                    symlink: via_symlink,
+                });
             }
+            Ok(Resolved::Outside { via_symlink: true }) => {
+                return skip(SkipReason::SymlinkOutsideRepository);
+            }
+            Ok(Resolved::Outside { via_symlink: false }) => {
+                return skip(SkipReason::OutsideRepository);
+            }
+            Ok(Resolved::Dangling) => return skip(SkipReason::DanglingSymlink),
+            Ok(Resolved::Absent) => return skip(SkipReason::Vanished),
             Err(error) => {
-                return Source::Skipped(SkipReason::Unreadable {
+                return skip(SkipReason::Unreadable {
                     error: error.to_string(),
                 });
             }
         };
         let limit = self.limits.max_file_bytes;
-        let mut bytes = Vec::new();
+        let on_disk = u64::try_from(stat.st_size).unwrap_or(0);
+        if on_disk > limit {
+            return skip(SkipReason::TooLarge {
+                bytes: on_disk,
+                limit,
+            });
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(on_disk).unwrap_or(0));
         if let Err(error) = file.take(limit.saturating_add(1)).read_to_end(&mut bytes) {
-            return Source::Skipped(SkipReason::Unreadable {
+            return skip(SkipReason::Unreadable {
                 error: error.to_string(),
             });
         }
         if bytes.len() as u64 > limit {
-            let on_disk = std::fs::metadata(&full)
-                .map(|m| m.len())
-                .unwrap_or(bytes.len() as u64);
-            return Source::Skipped(SkipReason::TooLarge {
-                bytes: on_disk,
+            // It grew while being read.
+            return skip(SkipReason::TooLarge {
+                bytes: on_disk.max(bytes.len() as u64),
                 limit,
             });
         }
@@ -263,8 +319,14 @@ impl Analyzer {
         mut skipped: Vec<SkippedFile>,
     ) -> Arc<AnalysisSnapshot> {
         let this = &*self;
+        // One descriptor of the root for every file read from disk.
+        let beneath = inputs
+            .iter()
+            .any(|(_, input)| matches!(input, Input::Disk))
+            .then(|| Beneath::new(root));
+        let beneath = beneath.as_ref();
         let analyze = |(path, input): (String, Input)| -> (String, Outcome) {
-            let outcome = match this.read(root, &path, input) {
+            let outcome = match this.read(beneath, &path, input) {
                 Source::Cached { content, findings } => Outcome::Analyzed {
                     content,
                     findings,
@@ -329,7 +391,12 @@ impl Analyzer {
         snapshot.paths.extend(
             skipped
                 .iter()
-                .filter(|s| matches!(s.reason, SkipReason::TooManyFiles { .. }))
+                .filter(|s| {
+                    matches!(
+                        s.reason,
+                        SkipReason::TooManyFiles { .. } | SkipReason::SymlinkNotFollowed
+                    )
+                })
                 .map(|s| s.path.clone()),
         );
         snapshot.paths.sort();
@@ -347,6 +414,11 @@ impl Analyzer {
         snapshot.duration = started.elapsed();
         Arc::new(snapshot)
     }
+}
+
+/// A path as the analysis names it: `/`-separated, without a leading `./`.
+fn normalize(path: &str) -> String {
+    path.trim_start_matches("./").replace('\\', "/")
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -1,6 +1,7 @@
 //! The immutable result of one analysis: shared by `Arc` with every policy of a wave.
 
 use super::finding::Finding;
+use crate::safe_open::FileKind;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -31,6 +32,54 @@ pub enum SkipReason {
         /// The operating system's error message.
         error: String,
     },
+    /// Not a regular file (a FIFO, socket, device or directory), itself or where its symlinks
+    /// lead; never opened.
+    NotRegular {
+        /// What the path names.
+        kind: FileKind,
+        /// `true` when the path is a symlink (or passes through one) to that object.
+        symlink: bool,
+    },
+    /// A symlink on the path leads outside the repository; its target is never opened.
+    SymlinkOutsideRepository,
+    /// The path itself (through `..`) lies outside the repository.
+    OutsideRepository,
+    /// A symlink on the path points to nothing.
+    DanglingSymlink,
+    /// A symlink met by a directory walk: like the ast-grep CLI's walk, a walk does not follow
+    /// symlinks (name the file itself to analyze it).
+    SymlinkNotFollowed,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::TooLarge { bytes, limit } => {
+                write!(f, "{bytes} bytes is over the {limit}-byte limit")
+            }
+            SkipReason::Binary => f.write_str("binary file"),
+            SkipReason::NotUtf8 => f.write_str("not valid UTF-8"),
+            SkipReason::Vanished => f.write_str("file vanished before it could be read"),
+            SkipReason::TooManyFiles { limit } => write!(f, "more than {limit} files in one scan"),
+            SkipReason::Unreadable { error } => f.write_str(error),
+            SkipReason::NotRegular {
+                kind,
+                symlink: false,
+            } => write!(f, "a {kind}, not a regular file"),
+            SkipReason::NotRegular {
+                kind,
+                symlink: true,
+            } => write!(f, "a symlink to a {kind}, not to a regular file"),
+            SkipReason::SymlinkOutsideRepository => {
+                f.write_str("a symlink leading outside the repository")
+            }
+            SkipReason::OutsideRepository => f.write_str("outside the repository"),
+            SkipReason::DanglingSymlink => f.write_str("a symlink to nothing"),
+            SkipReason::SymlinkNotFollowed => f.write_str(
+                "a symlink, not followed by a directory walk (name it to analyze its target)",
+            ),
+        }
+    }
 }
 
 /// A requested file that was not analyzed, with the reason.

@@ -107,7 +107,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
             lines.join("\n")
         ));
     }
-    let (root, paths) = match super::targets::resolve(&cwd, &args.paths) {
+    let targets = match super::targets::resolve(&cwd, &args.paths) {
         Ok(targets) => targets,
         Err(message) => return out.fail(&message),
     };
@@ -136,7 +136,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
             lines.join("\n")
         ));
     }
-    let snapshot = analyzer.scan(&root, &paths);
+    let snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
     let run = registry.evaluate_diagnostics(&snapshot, &Cancellation::new());
     report(&snapshot, &run, args.json, out)
 }
@@ -225,8 +225,7 @@ fn report(
     for skipped in &snapshot.skipped {
         out.warn(&format!(
             "{}: not analyzed: {}",
-            skipped.path,
-            describe_skip(&skipped.reason)
+            skipped.path, skipped.reason
         ));
     }
     if snapshot.omitted_findings > 0 {
@@ -256,18 +255,5 @@ fn report(
         ExitStatus::Clean
     } else {
         ExitStatus::Findings
-    }
-}
-
-fn describe_skip(reason: &SkipReason) -> String {
-    match reason {
-        SkipReason::TooLarge { bytes, limit } => {
-            format!("{bytes} bytes is over the {limit}-byte limit")
-        }
-        SkipReason::Binary => "binary file".to_owned(),
-        SkipReason::NotUtf8 => "not valid UTF-8".to_owned(),
-        SkipReason::Vanished => "file vanished before it could be read".to_owned(),
-        SkipReason::TooManyFiles { limit } => format!("more than {limit} files in one scan"),
-        SkipReason::Unreadable { error } => error.clone(),
     }
 }

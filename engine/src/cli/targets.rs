@@ -1,5 +1,12 @@
 //! Which files a `check` scans: the given paths (files or directories, relative to the current
 //! directory) or, by default, the changed files of the repository around it.
+//!
+//! Symlinks are treated as the ast-grep CLI treats them: a path named on the command line (or
+//! listed by git) is followed by the analysis, as long as it stays inside the repository, while a
+//! directory walk follows none, neither to files nor to directories. A symlinked TS/TSX file met
+//! by a walk is handed on as [`Targets::unfollowed`] so that it is reported, not dropped. Nothing
+//! here opens a file: the walk reads directories only, and FIFOs, sockets and devices it meets are
+//! passed on for the analysis to report.
 
 use crate::workspace::{self, WorkspaceKind, normalize_lexically};
 use std::path::{Path, PathBuf};
@@ -7,8 +14,21 @@ use std::path::{Path, PathBuf};
 /// Directories never descended into when a directory is given.
 const SKIPPED_DIRS: &[&str] = &["node_modules", "target", "dist"];
 
+/// What a `check` scans.
+#[derive(Debug)]
+pub(super) struct Targets {
+    /// The root every path is relative to: the repository's worktree, or the current directory
+    /// outside git.
+    pub(super) root: PathBuf,
+    /// Root-relative paths to analyze: named, listed by git, or met by a walk (anything but a
+    /// directory or a symlink).
+    pub(super) paths: Vec<String>,
+    /// Root-relative symlinks a directory walk met and did not follow.
+    pub(super) unfollowed: Vec<String>,
+}
+
 /// The scan root and the root-relative paths to scan.
-pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<(PathBuf, Vec<String>), String> {
+pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> {
     if paths.is_empty() {
         let snapshot = workspace::capture(cwd).map_err(|error| {
             if error.is_not_a_repository() {
@@ -20,30 +40,53 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<(PathBuf, Vec<Str
                 error.to_string()
             }
         })?;
-        let root = snapshot.worktree_root().to_path_buf();
-        return Ok((root, snapshot.dirty_paths().into_iter().collect()));
+        return Ok(Targets {
+            root: snapshot.worktree_root().to_path_buf(),
+            paths: snapshot.dirty_paths().into_iter().collect(),
+            unfollowed: Vec::new(),
+        });
     }
     let root = match workspace::probe(cwd).map_err(|error| error.to_string())? {
         WorkspaceKind::Git { worktree_root } => worktree_root,
         WorkspaceKind::NotGit { .. } => cwd.to_path_buf(),
     };
-    let mut out = Vec::new();
+    let mut targets = Targets {
+        root: root.clone(),
+        paths: Vec::new(),
+        unfollowed: Vec::new(),
+    };
     for path in paths {
         let absolute = normalize_lexically(&cwd.join(path));
+        let outside = || format!("{}: outside {}", path.display(), root.display());
         let relative = absolute
             .strip_prefix(&root)
-            .map_err(|_| format!("{}: outside {}", path.display(), root.display()))?
+            .map_err(|_| outside())?
             .to_path_buf();
-        if absolute.is_dir() {
-            walk(&root, &absolute, &mut out)
-                .map_err(|error| format!("{}: {error}", path.display()))?;
-        } else if absolute.exists() {
-            out.push(slash_path(&relative));
-        } else {
+        let Ok(meta) = std::fs::symlink_metadata(&absolute) else {
             return Err(format!("{}: no such file or directory", path.display()));
+        };
+        // A named directory is walked even when it is a symlink (as the ast-grep CLI does), but
+        // only if it stays inside the root.
+        let is_dir = meta.is_dir() || (meta.is_symlink() && absolute.is_dir());
+        if is_dir {
+            if meta.is_symlink() && !inside(&root, &absolute) {
+                return Err(outside());
+            }
+            walk(&root, &absolute, &mut targets)
+                .map_err(|error| format!("{}: {error}", path.display()))?;
+        } else {
+            targets.paths.push(slash_path(&relative));
         }
     }
-    Ok((root, out))
+    Ok(targets)
+}
+
+/// `true` if `path` resolves (following symlinks) to somewhere inside `root`.
+fn inside(root: &Path, path: &Path) -> bool {
+    match (root.canonicalize(), path.canonicalize()) {
+        (Ok(root), Ok(path)) => path.starts_with(root),
+        _ => false,
+    }
 }
 
 fn slash_path(path: &Path) -> String {
@@ -53,21 +96,30 @@ fn slash_path(path: &Path) -> String {
         .join("/")
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> std::io::Result<()> {
+fn walk(root: &Path, dir: &Path, out: &mut Targets) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name();
         let name = name.to_string_lossy();
+        // The entry's own type (`lstat`): a symlink is never followed.
         let kind = entry.file_type()?;
         if kind.is_dir() {
             if !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_ref()) {
                 walk(root, &entry.path(), out)?;
             }
-        } else if kind.is_file()
-            && let Ok(relative) = entry.path().strip_prefix(root)
-        {
-            out.push(slash_path(relative));
+            continue;
+        }
+        // The walk may have entered through a symlinked directory named on the command line, so
+        // paths are made relative to the root lexically, like the directory itself.
+        let path = entry.path();
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        if kind.is_symlink() {
+            out.unfollowed.push(slash_path(relative));
+        } else {
+            out.paths.push(slash_path(relative));
         }
     }
     Ok(())

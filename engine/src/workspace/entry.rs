@@ -100,6 +100,30 @@ impl fmt::Display for ContentHash {
     }
 }
 
+/// A time stamp of a file, as `stat` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StatTime {
+    /// Seconds since the Unix epoch.
+    pub secs: i64,
+    /// Nanoseconds within the second.
+    pub nanos: i64,
+}
+
+/// What identifies a file too large to hash: its size, modification and status-change times and
+/// inode. Writing the file changes its mtime and ctime, and replacing it changes its inode; the
+/// ctime cannot be set back by a user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    /// Size in bytes.
+    pub size: u64,
+    /// Last modification of the content (`st_mtime`).
+    pub modified: StatTime,
+    /// Last change of the content or the inode (`st_ctime`).
+    pub changed: StatTime,
+    /// Inode number.
+    pub inode: u64,
+}
+
 /// What is on disk at a path when the snapshot was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Content {
@@ -112,16 +136,29 @@ pub enum Content {
         /// Hash of the file's bytes.
         hash: ContentHash,
     },
+    /// A regular file larger than
+    /// [`MAX_HASHED_BYTES`](crate::workspace::MAX_HASHED_BYTES), identified by its metadata
+    /// instead of its bytes so that a snapshot never reads more than that per file.
+    LargeFile {
+        /// Whether any executable bit is set.
+        executable: bool,
+        /// Size, mtime, ctime and inode.
+        stamp: FileStamp,
+    },
     /// A symbolic link with the hash of its target.
     Symlink {
         /// Hash of the link target's bytes.
         hash: ContentHash,
     },
     /// A directory holding a git repository (a submodule or nested repository), identified by its
-    /// checked-out commit (hex), if it has one.
+    /// checked-out commit (hex), if it has one, and, for a submodule with modified or untracked
+    /// content, by the fingerprint of its own snapshot.
     Repository {
         /// The nested repository's `HEAD` commit, `None` if unborn or unreadable.
         head: Option<String>,
+        /// The fingerprint of the submodule's own snapshot when its worktree has changes (so a
+        /// second edit inside an already dirty submodule changes the content), else `None`.
+        changes: Option<String>,
     },
     /// A plain directory (e.g. a tracked file replaced by a directory).
     Directory,
@@ -135,9 +172,16 @@ impl Content {
         !matches!(self, Content::Absent)
     }
 
-    /// `true` for content a linter can read as a file: a regular file or a symlink.
+    /// `true` for content a linter is asked about as a file: a regular file (hashed or too large
+    /// to), a symlink, or a FIFO, socket or device (which the analysis reports as not analyzed).
     pub fn is_file_like(&self) -> bool {
-        matches!(self, Content::File { .. } | Content::Symlink { .. })
+        matches!(
+            self,
+            Content::File { .. }
+                | Content::LargeFile { .. }
+                | Content::Symlink { .. }
+                | Content::Other
+        )
     }
 }
 

@@ -89,6 +89,18 @@ pub enum WorkspaceError {
         source: std::io::Error,
     },
 
+    /// Submodules are nested deeper than a snapshot follows them.
+    #[error(
+        "{} is a dirty submodule more than {limit} submodules deep; snapshots do not look that deep, so flatten the nesting or commit inside it",
+        path.display()
+    )]
+    SubmodulesTooDeep {
+        /// The submodule's worktree.
+        path: PathBuf,
+        /// How many levels of submodules a snapshot follows.
+        limit: usize,
+    },
+
     /// The capture was cancelled through its [`crate::workspace::CancelToken`].
     #[error("workspace snapshot of {} was cancelled; retry if the result is still needed", path.display())]
     Cancelled {

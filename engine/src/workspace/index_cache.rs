@@ -54,7 +54,11 @@ impl FileIdentity {
 
 fn read_trailer(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path)?;
+    let crate::safe_open::Opened::Regular { mut file, .. } =
+        crate::safe_open::open_no_follow(path)?
+    else {
+        return Err(std::io::Error::other("the index is not a regular file"));
+    };
     file.seek(SeekFrom::Start(len.saturating_sub(TRAILER_LEN)))?;
     let mut trailer = Vec::with_capacity(32);
     file.take(TRAILER_LEN).read_to_end(&mut trailer)?;
@@ -97,6 +101,16 @@ fn put(path: &Path, identity: FileIdentity, state: Arc<gix::index::State>) {
 pub(crate) fn load(open: &OpenRepo) -> Result<Arc<gix::index::State>, WorkspaceError> {
     let path = open.repo.index_path();
     match std::fs::metadata(&path) {
+        // Reading a FIFO or device would block or never end.
+        Ok(meta) if !meta.is_file() => {
+            return Err(WorkspaceError::Io {
+                repo: open.workdir.clone(),
+                path,
+                source: std::io::Error::other(
+                    "the index is not a regular file; remove it and run `git reset` to rebuild it",
+                ),
+            });
+        }
         Ok(_) => {}
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Arc::new(gix::index::State::new(open.repo.object_hash())));

@@ -23,7 +23,7 @@ use super::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use super::error::WorkspaceError;
 use super::index_cache;
 use super::repo::{OpenRepo, worktree_path};
-use super::status::{EntryMap, index_worktree, staged_modification};
+use super::status::{EntryMap, checked_flags, index_worktree, staged_modification};
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.
@@ -55,21 +55,18 @@ pub(crate) fn limited_status(
             .map(|range| &index.entries()[range])
             .unwrap_or_default();
         for entry in entries {
-            subset.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, rela);
+            let flags = checked_flags(workdir, entry.flags, rela);
+            subset.dangerously_push_entry(entry.stat, entry.id, flags, entry.mode, rela);
         }
         let staged_entry = entries
             .iter()
             .find(|e| e.stage() == Stage::Unconflicted && !e.flags.contains(Flags::INTENT_TO_ADD));
         let conflicted = entries.iter().any(|e| e.stage() != Stage::Unconflicted);
+        let nested = entries.is_empty() && inside_nested_repository(workdir, &index, path);
         let tree_entry = match &head_tree {
-            Some(tree) => tree
-                .lookup_entry_by_path(Path::new(path))
-                .map_err(WorkspaceError::git(
-                    workdir,
-                    "looking up a path in the HEAD tree",
-                    "check that the HEAD commit's objects are present (`git fsck`)",
-                ))?
-                .map(|e| (u32::from(e.mode().value()), e.object_id())),
+            // `HEAD` has no tree below a submodule's gitlink to look in.
+            Some(_) if nested => None,
+            Some(tree) => head_entry(workdir, tree, path)?,
             None => None,
         };
         let staged = match (tree_entry, staged_entry) {
@@ -86,7 +83,7 @@ pub(crate) fn limited_status(
         if staged.is_some() {
             map.entry(rela).staged = staged;
         }
-        if entries.is_empty() && !inside_nested_repository(workdir, &index, path) {
+        if entries.is_empty() && !nested {
             untracked_candidates.push(path);
         }
     }
@@ -129,6 +126,37 @@ fn head_tree(open: &OpenRepo) -> Result<Option<gix::Tree<'_>>, WorkspaceError> {
         .tree()
         .map_err(err())?;
     Ok(Some(tree))
+}
+
+/// The mode and id of `path` in the `HEAD` tree, or `None` if it is not there, including when an
+/// ancestor is a gitlink (a submodule the index no longer records).
+fn head_entry(
+    workdir: &Path,
+    tree: &gix::Tree<'_>,
+    path: &str,
+) -> Result<Option<(u32, gix::ObjectId)>, WorkspaceError> {
+    let error = WorkspaceError::git(
+        workdir,
+        "looking up a path in the HEAD tree",
+        "check that the HEAD commit's objects are present (`git fsck`)",
+    );
+    match tree.lookup_entry_by_path(Path::new(path)) {
+        Ok(entry) => Ok(entry.map(|e| (u32::from(e.mode().value()), e.object_id()))),
+        Err(source) => {
+            // The lookup fails when it has to descend into a commit; any other failure stands.
+            let below_gitlink = path.match_indices('/').any(|(end, _)| {
+                tree.lookup_entry_by_path(Path::new(&path[..end]))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|e| e.mode().is_commit())
+            });
+            if below_gitlink {
+                Ok(None)
+            } else {
+                Err(error(gix::Error::from_error(source)))
+            }
+        }
+    }
 }
 
 /// A requested path that is a directory on disk, or a directory of tracked files in the index.

@@ -35,9 +35,11 @@ pub use async_capture::{capture_async, capture_paths_async};
 pub use cancel::CancelToken;
 pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
 pub use entry::{
-    ConflictKind, Content, ContentHash, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange,
+    ConflictKind, Content, ContentHash, DirtyEntry, FileStamp, StagedChange, StatTime,
+    SubmoduleChange, WorktreeChange,
 };
 pub use error::WorkspaceError;
+pub use fingerprint::MAX_HASHED_BYTES;
 pub use repo::{Head, normalize_lexically};
 pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,

@@ -8,12 +8,16 @@ use std::path::{Path, PathBuf};
 use gix::bstr::BString;
 
 use super::cancel::CancelToken;
-use super::entry::{Content, DirtyEntry};
+use super::entry::{Content, DirtyEntry, WorktreeChange};
 use super::error::WorkspaceError;
 use super::fingerprint::{fingerprint, read_content};
 use super::limited::{Limited, limited_status};
-use super::repo::{self, Head, OpenRepo};
+use super::repo::{self, Head, OpenRepo, worktree_path};
 use super::status::full_status;
+
+/// Submodules inside submodules are fingerprinted this many levels deep; a deeper dirty one fails
+/// the snapshot rather than going unseen.
+const MAX_SUBMODULE_DEPTH: usize = 16;
 
 /// Which part of the worktree a snapshot looked at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,12 +71,28 @@ pub fn capture_with_cancel(
     dir: impl AsRef<Path>,
     cancel: &CancelToken,
 ) -> Result<WorkspaceSnapshot, WorkspaceError> {
-    let dir = dir.as_ref();
+    capture_nested(dir.as_ref(), cancel, 0)
+}
+
+/// [`capture_with_cancel`] of a repository `depth` submodules below the one a caller asked for.
+fn capture_nested(
+    dir: &Path,
+    cancel: &CancelToken,
+    depth: usize,
+) -> Result<WorkspaceSnapshot, WorkspaceError> {
     check_cancel(dir, cancel)?;
     let open = repo::open(dir)?;
     let head = repo::read_head(&open)?;
     let entries = full_status(&open, Vec::new(), cancel)?;
-    build(open, head, entries, Scope::Full, BTreeMap::new(), cancel)
+    build(
+        open,
+        head,
+        entries,
+        Scope::Full,
+        BTreeMap::new(),
+        cancel,
+        depth,
+    )
 }
 
 /// Snapshot only `paths` in the worktree containing `dir`.
@@ -125,9 +145,9 @@ pub fn capture_paths_with_cancel<P: AsRef<Path>>(
     let mut observed = BTreeMap::new();
     for path in requested.iter().filter(|path| !path.is_empty()) {
         check_cancel(&open.workdir, cancel)?;
-        observed.insert(path.clone(), read_content(&open.workdir, path)?);
+        observed.insert(path.clone(), read_content(&open.workdir, path, cancel)?);
     }
-    build(open, head, entries, scope, observed, cancel)
+    build(open, head, entries, scope, observed, cancel, 0)
 }
 
 fn check_cancel(path: &Path, cancel: &CancelToken) -> Result<(), WorkspaceError> {
@@ -140,6 +160,9 @@ fn check_cancel(path: &Path, cancel: &CancelToken) -> Result<(), WorkspaceError>
 }
 
 /// Hash the content of every dirty path (and rename source) and assemble the snapshot.
+///
+/// A submodule with modified or untracked content gets the fingerprint of its own snapshot in its
+/// content, so that every further edit inside it changes the submodule path's content too.
 fn build(
     open: OpenRepo,
     head: Head,
@@ -147,19 +170,46 @@ fn build(
     scope: Scope,
     observed: BTreeMap<String, Content>,
     cancel: &CancelToken,
+    depth: usize,
 ) -> Result<WorkspaceSnapshot, WorkspaceError> {
     let workdir = open.workdir;
     for entry in entries.values_mut() {
         check_cancel(&workdir, cancel)?;
         entry.content = match observed.get(&entry.path) {
             Some(content) => content.clone(),
-            None => read_content(&workdir, &entry.path)?,
+            None => read_content(&workdir, &entry.path, cancel)?,
         };
+        let dirty_inside = matches!(
+            &entry.worktree,
+            Some(WorktreeChange::Submodule(change))
+                if change.modified_content || change.untracked_content
+        );
+        if let Content::Repository { changes, .. } = &mut entry.content
+            && dirty_inside
+        {
+            let submodule = worktree_path(&workdir, &entry.path);
+            if depth >= MAX_SUBMODULE_DEPTH {
+                return Err(WorkspaceError::SubmodulesTooDeep {
+                    path: submodule,
+                    limit: MAX_SUBMODULE_DEPTH,
+                });
+            }
+            let nested = capture_nested(&submodule, cancel, depth + 1).map_err(|error| {
+                if error.is_cancelled() {
+                    WorkspaceError::Cancelled {
+                        path: workdir.clone(),
+                    }
+                } else {
+                    error
+                }
+            })?;
+            *changes = Some(nested.fingerprint);
+        }
     }
     let mut sources = BTreeMap::new();
     for source in entries.values().filter_map(DirtyEntry::source_path) {
         if !entries.contains_key(source) {
-            sources.insert(source.to_owned(), read_content(&workdir, source)?);
+            sources.insert(source.to_owned(), read_content(&workdir, source, cancel)?);
         }
     }
     let fingerprint = fingerprint(&head, &entries, &observed, &sources);
@@ -219,8 +269,9 @@ impl WorkspaceSnapshot {
     }
 
     /// The files a pre-commit linter would scan: modified, staged, conflicted and untracked
-    /// (not ignored) paths that currently exist as a file or symlink. Deleted paths, submodules
-    /// and directories are left out.
+    /// (not ignored) paths that currently exist as a file, a symlink or another non-directory
+    /// (a FIFO or device, which the analysis then reports as not analyzed). Deleted paths,
+    /// submodules and directories are left out.
     pub fn dirty_paths(&self) -> BTreeSet<String> {
         self.entries
             .values()

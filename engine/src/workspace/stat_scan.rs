@@ -9,7 +9,8 @@
 //! repository's `core.trustCTime`/`core.checkStat` settings and which is not racily clean (see
 //! gix's `index_as_worktree`; the comparison and racy check are gix's own functions). Everything
 //! else — conflicts, gitlinks, flagged entries, unreadable or missing paths, any mismatch, any
-//! error — is a suspect and is checked by gix exactly as a full gix status would check it.
+//! error — is a suspect and is checked by gix exactly as a full gix status would check it, except
+//! that flags which would make gix skip an entry are cleared first (see `status::checked_flags`).
 //!
 //! The `lstat` calls are made relative to an open directory (`fstatat`), and directories are
 //! opened one component at a time with `O_NOFOLLOW`: the kernel resolves one name per file instead

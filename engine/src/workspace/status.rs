@@ -10,6 +10,11 @@
 //! not prove unchanged, and the `HEAD` ↔ index diff (`staged`, skipping directories the index's
 //! cache-tree shows unchanged). A pathspec-limited status, a sparse index and a split index take
 //! gix's own status iterator instead.
+//!
+//! Unlike `git status`, index flags do not hide edits: entries marked `assume-unchanged` (or
+//! fsmonitor-valid: no fsmonitor is asked) are checked like any other, and so are `skip-worktree`
+//! entries whose path exists in the worktree (a sparse checkout leaves its skip-worktree paths
+//! absent, and those stay unchanged). See [`checked_flags`].
 
 use std::collections::BTreeMap;
 
@@ -20,7 +25,7 @@ use super::cancel::CancelToken;
 use super::entry::{ConflictKind, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange};
 use super::error::WorkspaceError;
 use super::index_cache;
-use super::repo::OpenRepo;
+use super::repo::{OpenRepo, worktree_path};
 use super::staged::staged_changes;
 use super::stat_scan::{self, StatRules};
 
@@ -394,12 +399,13 @@ fn tracked_changes(
     picked.dedup();
     let mut subset = gix::index::State::new(open.repo.object_hash());
     for entry in picked.iter().filter_map(|&i| entries.get(i)) {
+        let path = entry.path(index);
         subset.dangerously_push_entry(
             entry.stat,
             entry.id,
-            entry.flags,
+            checked_flags(&open.workdir, entry.flags, path),
             entry.mode,
-            entry.path(index),
+            path,
         );
     }
     subset.set_timestamp(index.timestamp());
@@ -407,6 +413,48 @@ fn tracked_changes(
         map.apply_index_worktree(item);
     }
     Ok(())
+}
+
+/// The flags gix's worktree check sees for an entry at `path` with `flags`: without
+/// `assume-unchanged` and `fsmonitor-valid`, and without `skip-worktree` when the path exists in
+/// the worktree, so that none of them hides an edit. An absent `skip-worktree` path keeps the
+/// flag: a sparse checkout leaves such paths out on purpose.
+pub(crate) fn checked_flags(
+    workdir: &std::path::Path,
+    flags: gix::index::entry::Flags,
+    path: &BStr,
+) -> gix::index::entry::Flags {
+    use gix::index::entry::Flags;
+    let mut checked = flags - (Flags::ASSUME_VALID | Flags::FSMONITOR_VALID);
+    if checked.contains(Flags::SKIP_WORKTREE)
+        && std::str::from_utf8(path)
+            .is_ok_and(|path| std::fs::symlink_metadata(worktree_path(workdir, path)).is_ok())
+    {
+        checked.remove(Flags::SKIP_WORKTREE);
+    }
+    checked
+}
+
+/// The indices of the unconflicted file and symlink entries of `index` whose flags would make
+/// gix's worktree check skip them (see [`checked_flags`]).
+fn flagged_entries(index: &gix::index::State) -> Vec<usize> {
+    use gix::index::entry::{Flags, Mode};
+    index
+        .entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| {
+            entry.stage_raw() == 0
+                && matches!(
+                    entry.mode,
+                    Mode::FILE | Mode::FILE_EXECUTABLE | Mode::SYMLINK
+                )
+                && entry
+                    .flags
+                    .intersects(Flags::SKIP_WORKTREE | Flags::ASSUME_VALID | Flags::FSMONITOR_VALID)
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Every untracked, not ignored path of the worktree, as gix's status walk lists them with
@@ -490,6 +538,13 @@ fn iterator_status(
     };
     if let Some(tree_index) = &outcome.tree_index {
         map.restore_copy_sources(&tree_index.tree_index, &outcome.worktree_index);
+    }
+    // gix's iterator skipped the flagged entries; check them as the whole-worktree run does (the
+    // caller keeps only the paths its pathspecs asked for).
+    let index = &outcome.worktree_index;
+    tracked_changes(open, index, &flagged_entries(index), cancel, &mut map)?;
+    if cancel.is_cancelled() {
+        return Err(cancelled(open));
     }
     Ok(map.finish())
 }
