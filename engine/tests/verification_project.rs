@@ -128,3 +128,27 @@ fn unsupported_manifest_is_reported() {
         }]
     ));
 }
+
+#[test]
+fn a_manifest_that_is_not_a_regular_file_is_reported_without_being_opened() {
+    let repo = Repo::with_commit(&[("README.md", "# r\n")]);
+    // A FIFO named `package.json` would block a plain read forever; a symlink to a device would
+    // be read endlessly.
+    nix::unistd::mkfifo(
+        &repo.path().join("package.json"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/dev/zero", repo.path().join("Cargo.toml")).unwrap();
+    for manifest in ["package.json", "Cargo.toml"] {
+        match manifest_name(repo.path(), manifest) {
+            Err(ManifestError::Read { message, .. }) => {
+                assert!(
+                    message.contains("not a regular file"),
+                    "{manifest}: {message}"
+                );
+            }
+            other => panic!("{manifest}: expected a read error, got {other:?}"),
+        }
+    }
+}

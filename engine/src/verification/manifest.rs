@@ -1,8 +1,9 @@
 //! Owns reading a project's name from the manifest at its root: `package.json` (`name`) and
 //! `Cargo.toml` (`[package] name`, else `[workspace.package] name`).
 
+use crate::safe_open::{Opened, open_no_follow};
 use serde::Deserialize;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 /// Why a manifest named by a verification policy could not give a project name.
@@ -77,14 +78,39 @@ pub fn manifest_name(root: &Path, manifest: &str) -> Result<Option<String>, Mani
         }
     };
     let path = root.join(manifest);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => parse(&path, &text),
-        Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-        Err(error) => Err(ManifestError::Read {
-            path,
-            message: error.to_string(),
-        }),
+    match read_manifest(&path) {
+        Ok(Some(text)) => parse(&path, &text),
+        Ok(None) => Ok(None),
+        Err(message) => Err(ManifestError::Read { path, message }),
     }
+}
+
+/// The largest manifest read: a real `package.json` or `Cargo.toml` is a few KiB.
+const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+
+/// Reads a manifest the way every repository file is read: never through a final symlink, never
+/// blocking (a FIFO named `package.json` must not hang the session), regular files only, bounded.
+/// `Ok(None)` when nothing is there.
+fn read_manifest(path: &Path) -> Result<Option<String>, String> {
+    let (file, stat) = match open_no_follow(path) {
+        Ok(Opened::Regular { file, stat }) => (file, stat),
+        Ok(Opened::Other { kind, .. }) => {
+            return Err(format!("it is a {kind}, not a regular file"));
+        }
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    let size = u64::try_from(stat.st_size).unwrap_or(u64::MAX);
+    if size > MAX_MANIFEST_BYTES {
+        return Err(format!(
+            "{size} bytes is more than the {MAX_MANIFEST_BYTES} bytes a manifest may have"
+        ));
+    }
+    let mut text = String::new();
+    file.take(MAX_MANIFEST_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|error| error.to_string())?;
+    Ok(Some(text))
 }
 
 fn package_json_name(path: &Path, text: &str) -> Result<Option<String>, ManifestError> {
