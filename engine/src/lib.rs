@@ -2,7 +2,8 @@
 //!
 //! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → [`delivery`] →
 //! [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one object a Pi
-//! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
+//! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic. [`text`]
+//! escapes untrusted text for every module that shows it.
 
 pub mod analysis;
 pub mod cli;
@@ -12,6 +13,7 @@ pub mod policy;
 pub mod session;
 pub mod state;
 pub mod status;
+pub mod text;
 pub mod verification;
 pub mod wave;
 pub mod workspace;

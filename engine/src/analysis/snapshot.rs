@@ -33,6 +33,21 @@ pub enum SkipReason {
     },
 }
 
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::TooLarge { bytes, limit } => {
+                write!(f, "{bytes} bytes is over the {limit}-byte limit")
+            }
+            SkipReason::Binary => f.write_str("binary file"),
+            SkipReason::NotUtf8 => f.write_str("not valid UTF-8"),
+            SkipReason::Vanished => f.write_str("file vanished before it could be read"),
+            SkipReason::TooManyFiles { limit } => write!(f, "more than {limit} files in one scan"),
+            SkipReason::Unreadable { error } => f.write_str(error),
+        }
+    }
+}
+
 /// A requested file that was not analyzed, with the reason.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SkippedFile {
