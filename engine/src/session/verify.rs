@@ -139,7 +139,16 @@ impl Verifier {
         self: &Arc<Self>,
         op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
     ) -> Option<T> {
-        let _turn = self.turn.lock().await;
+        let turn = self.turn.lock().await;
+        self.run_in_turn(turn, op).await
+    }
+
+    /// [`Verifier::run`] once the caller holds the turn.
+    async fn run_in_turn<T: Send + 'static>(
+        self: &Arc<Self>,
+        _turn: tokio::sync::MutexGuard<'_, ()>,
+        op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
+    ) -> Option<T> {
         let this = Arc::clone(self);
         tokio::task::spawn_blocking(move || {
             let mut state = lock(&this.state);
@@ -153,9 +162,19 @@ impl Verifier {
         .ok()
     }
 
-    /// Feeds every wave finished so far to the gate, in order.
+    /// Feeds every wave finished so far to the gate, in order. Once an operation already
+    /// running has ended (it may be feeding the very wave the caller waits for), does nothing
+    /// when no wave is left to feed.
     pub(super) async fn feed_finished(self: &Arc<Self>) {
-        self.run(|verifier, state| verifier.feed(state)).await;
+        let turn = self.turn.lock().await;
+        if self
+            .coordinator
+            .as_ref()
+            .is_some_and(WaveCoordinator::has_finished)
+        {
+            self.run_in_turn(turn, |verifier, state| verifier.feed(state))
+                .await;
+        }
     }
 
     fn feed(&self, state: &mut GateState) {

@@ -389,6 +389,11 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         std::mem::take(&mut *lock(&self.inner.finished))
     }
 
+    /// True when a finished wave waits for [`WaveCoordinator::take_finished`].
+    pub fn has_finished(&self) -> bool {
+        !lock(&self.inner.finished).is_empty()
+    }
+
     /// A receiver that changes each time a finished wave is recorded (and so can be taken with
     /// [`WaveCoordinator::take_finished`]). Its sender lives as long as the coordinator: once
     /// every clone is dropped, `changed()` returns an error.
