@@ -285,7 +285,9 @@ fn wave_group(c: &mut Criterion, name: &str, tool: &str) {
         let mut n = 0;
         // Check once that the wave does the whole job: the expected scope, one scan, a block.
         let decision = runtime.block_on(wave(&coordinator, root, tool, n));
-        runtime.block_on(coordinator.idle());
+        runtime
+            .block_on(coordinator.idle())
+            .expect("the wave is processed within the timeout");
         let status = coordinator.status();
         let report = status.recent.back().expect("a wave report");
         let expected = if tool == "write" {

@@ -172,7 +172,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       handler: async (_args, ctx) => {
         await guard(ctx, "/hooks-init", async () => {
           if (!session) return;
-          const plan = session.initPlan();
+          const plan = await session.initPlan();
           const missing = plan.filter((line) => line.startsWith("would create"));
           ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.join("\n")}`, "info");
           if (missing.length === 0) return ctx.ui.notify("Nothing to create: every entry exists.", "info");

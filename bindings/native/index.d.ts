@@ -43,13 +43,16 @@ export declare class HookSession {
   beforeSettle(): Promise<SettleResult>
   /** The waiver tool: waives every outstanding check with `reason`. */
   waive(toolCallId: string, reason: string): Promise<WaiverResult>
-  /** State entries produced since the last call (e.g. a wave armed a check). */
+  /**
+   * State entries produced since the last call (e.g. a wave armed a check). Never waits: the
+   * engine feeds waves to the gate in `toolResult` and in the background.
+   */
   takeStateEntries(): Array<PersistedEntry>
-  /** The status model behind `/hooks-status`, as a plain object. */
+  /** The status model behind `/hooks-status`, as a plain object (as last published). */
   status(): any
-  /** The status as `/hooks-status` prints it. */
+  /** The status as `/hooks-status` prints it (as last published, escaped). */
   statusText(): string
-  /** The compact footer line. */
+  /** The compact footer line (as last published). */
   footer(): string
   /**
    * The `/hooks-doctor` text: config root, trust checks, policy load results, analyzer
@@ -58,9 +61,9 @@ export declare class HookSession {
   doctor(): Promise<string>
   /**
    * Every entry `/hooks-init` would create under the config root (`would create: …` or
-   * `exists (kept): …`).
+   * `exists (kept): …`). Async: it looks at the file system.
    */
-  initPlan(): Array<string>
+  initPlan(): Promise<Array<string>>
   /**
    * Creates the missing entries of the config root (never overwrites; on failure removes what
    * it created). Resolves to the created paths.

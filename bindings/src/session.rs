@@ -1,6 +1,7 @@
 //! The bound session type: one per Pi session, forwarding events to the engine's `Session` and
 //! returning its decisions. Async methods run on napi's tokio runtime, off the JS thread; the
-//! synchronous ones only queue events or read in-memory state.
+//! synchronous ones only queue events or read the state the engine last published: none of them
+//! runs policy code, touches the disk or waits on a lock a policy run may hold.
 
 use crate::error::{invalid_event, js_error};
 use crate::types::{
@@ -10,6 +11,7 @@ use napi_derive::napi;
 use pi_native_hooks::policy::init::InitPlan;
 use pi_native_hooks::session::{Session, footer, render_status};
 use pi_native_hooks::state;
+use pi_native_hooks::text::escape;
 use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResultEvent};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -169,25 +171,26 @@ impl HookSession {
         }
     }
 
-    /// State entries produced since the last call (e.g. a wave armed a check).
+    /// State entries produced since the last call (e.g. a wave armed a check). Never waits: the
+    /// engine feeds waves to the gate in `toolResult` and in the background.
     #[napi]
     pub fn take_state_entries(&self) -> Vec<PersistedEntry> {
         entries(self.inner.take_state_entries())
     }
 
-    /// The status model behind `/hooks-status`, as a plain object.
+    /// The status model behind `/hooks-status`, as a plain object (as last published).
     #[napi]
     pub fn status(&self) -> napi::Result<serde_json::Value> {
         serde_json::to_value(self.inner.status()).map_err(|error| js_error("PNH_INTERNAL", error))
     }
 
-    /// The status as `/hooks-status` prints it.
+    /// The status as `/hooks-status` prints it (as last published, escaped).
     #[napi]
     pub fn status_text(&self) -> String {
         render_status(&self.inner.status())
     }
 
-    /// The compact footer line.
+    /// The compact footer line (as last published).
     #[napi]
     pub fn footer(&self) -> String {
         footer(&self.inner.footer_summary())
@@ -197,14 +200,18 @@ impl HookSession {
     /// health.
     #[napi]
     pub async fn doctor(&self) -> String {
-        self.inner.doctor_text()
+        self.inner.doctor_text().await
     }
 
     /// Every entry `/hooks-init` would create under the config root (`would create: …` or
-    /// `exists (kept): …`).
+    /// `exists (kept): …`). Async: it looks at the file system.
     #[napi]
-    pub fn init_plan(&self) -> Vec<String> {
-        InitPlan::new(self.inner.config_root()).describe(true)
+    pub async fn init_plan(&self) -> Vec<String> {
+        InitPlan::new(self.inner.config_root())
+            .describe(true)
+            .iter()
+            .map(|line| escape(line).into_owned())
+            .collect()
     }
 
     /// Creates the missing entries of the config root (never overwrites; on failure removes what

@@ -3,7 +3,8 @@
 //! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → [`delivery`] →
 //! [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one object a Pi
 //! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
-//! [`safe_open`] is the one way any of them opens a repository's file for reading.
+//! [`safe_open`] is the one way any of them opens a repository's file for reading; [`text`]
+//! escapes untrusted text for every module that shows it.
 
 pub mod analysis;
 pub mod cli;
@@ -14,6 +15,7 @@ pub mod safe_open;
 pub mod session;
 pub mod state;
 pub mod status;
+pub mod text;
 pub mod verification;
 pub mod wave;
 pub mod workspace;

@@ -1,15 +1,17 @@
 //! The status model behind `/hooks-status` (the binding renders it): config root health, the
 //! loaded policies with their digests and load errors, the project, the workspace revision, each
 //! requirement's state with its required revision, last success, active waiver, last failure and
-//! last rejected run, the continuation cap, analyzer timing and health, and coordinator failures.
-//! Parts owned by other modules (analyzers, the wave coordinator, restore warnings) are passed in
-//! as plain data.
+//! last rejected run, the continuation cap, analyzer timing and health (with the files the last
+//! run could not analyze), and coordinator failures. Parts owned by other modules (analyzers, the
+//! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
+//! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
     Baseline, Evidence, FailedRun, MatchedPolicy, ProjectIdentity, Rejection, RequirementKey,
     RequirementState, Standing, Timestamp, VerificationGate,
 };
+use crate::wave::NotAnalyzed;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -302,4 +304,7 @@ pub struct AnalyzerStatus {
     pub total_duration_micros: u64,
     /// The last run's failure, if it failed (a failed analyzer never claims a clean scan).
     pub last_error: Option<String>,
+    /// The files its last run could not analyze (too large, binary, unreadable, not a regular
+    /// file, …), by name and reason.
+    pub not_analyzed: NotAnalyzed,
 }

@@ -308,3 +308,43 @@ fn the_repository_s_own_extension_passes_its_own_rules() {
     let (code, stdout, stderr) = check(&repo, &["--config", ".", "bindings/extension"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }
+
+#[test]
+fn file_names_with_a_newline_or_an_escape_are_printed_escaped_and_json_keeps_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "README.md", "# x\n");
+    git(root, &["add", "."]);
+    git(root, &["commit", "-qm", "init"]);
+    let bang = "declare const u: { n?: string };\nexport const a = u!.n;\n";
+    let forged = "src/evil\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts forged.ts";
+    let coloured = "src/\u{1b}[31mred\u{1b}[0m.ts";
+    write(root, forged, bang);
+    write(root, coloured, bang);
+    std::fs::write(root.join("src/\u{1b}[2Jbin.ts"), b"\0binary").expect("write");
+
+    let (code, stdout, stderr) = check(root, &["--builtin"]);
+    assert_eq!(code, 1, "{stderr}");
+    let message = "Non-null assertion `!` hides a possibly null or undefined value.";
+    assert_eq!(
+        stdout,
+        format!(
+            "src/\\u{{1b}}[31mred\\u{{1b}}[0m.ts:2:18 typescript-no-non-null-assertion-ts {message}\n\
+             src/evil\\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts forged.ts:2:18 typescript-no-non-null-assertion-ts {message}\n"
+        )
+    );
+    assert_eq!(
+        stderr,
+        "pi-native-hooks: warning: src/\\u{1b}[2Jbin.ts: not analyzed: binary file\n"
+    );
+
+    let (code, stdout, _) = check(root, &["--builtin", "--json"]);
+    assert_eq!(code, 1);
+    let paths: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line"))
+        .map(|line| line["path"].as_str().expect("path").to_owned())
+        .collect();
+    assert_eq!(paths, [coloured, forged], "--json keeps the original names");
+}

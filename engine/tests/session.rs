@@ -14,8 +14,9 @@ use pi_native_hooks::wave::{
 };
 use serde_json::{Value, json};
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 use support::repo::{git, write};
 
 /// A Node project the shipped example verification policy matches (`npm test`).
@@ -44,9 +45,43 @@ fn config_root() -> tempfile::TempDir {
 }
 
 fn open(repo: &Path, root: &Path) -> Session {
+    open_with_timeout(repo, root, 10_000)
+}
+
+/// A session whose waits all end after `millis`.
+fn open_with_timeout(repo: &Path, root: &Path, millis: u64) -> Session {
     let mut options = SessionOptions::new(repo, root.join("pi-native-hooks"));
     options.clock = Arc::new(|| Timestamp(1_700_000_000_000));
+    options.wave.timeout = Duration::from_millis(millis);
     Session::open(options)
+}
+
+/// Replaces `.git/info/exclude` with a FIFO nobody writes to, so every full git status blocks
+/// opening it (gix opens it itself: a read the engine cannot make non-blocking). Returns it.
+fn block_git_status(repo: &Path) -> PathBuf {
+    let fifo = repo.join(".git/info/exclude");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    fifo
+}
+
+/// Releases every reader blocked opening `fifo` (they read an empty file) and puts a regular file
+/// in its place, so no blocked thread outlives the test.
+fn unblock(fifo: &Path) {
+    // Opening a FIFO for reading and writing never blocks; a writer releases the blocked readers.
+    let writer = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(fifo)
+        .expect("open the FIFO");
+    let regular = fifo.with_extension("regular");
+    std::fs::write(&regular, "").expect("write");
+    std::fs::rename(&regular, fifo).expect("replace the FIFO");
+    drop(writer);
 }
 
 struct Call {
@@ -437,7 +472,7 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
         "{}",
         render_status(&status)
     );
-    let doctor = session.doctor_text();
+    let doctor = session.doctor_text().await;
     assert!(
         doctor.contains(&format!("policy failure: {expected}")),
         "{doctor}"
@@ -480,4 +515,178 @@ async fn settling_a_project_no_verification_policy_matches_leaves_the_workspace_
     let after = session.status().hooks.verification.workspace;
     assert_eq!(after, before);
     assert_eq!(after.unknown, None, "{after:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settle_or_restore_whose_snapshot_blocks_returns_at_the_deadline_with_the_check_unknown()
+{
+    let (repo, root) = (node_repo(), config_root());
+    let session = open_with_timeout(repo.path(), root.path(), 300);
+    let mut entries = session.restore(&[]).await.entries;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 2;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    entries.extend(session.take_state_entries());
+
+    let fifo = block_git_status(repo.path());
+    let settle = session.before_settle().await;
+    let timed_out = "the workspace snapshot for the settle check did not finish within 300 ms";
+    let message = settle
+        .message
+        .expect("the check cannot be proven: the agent goes on");
+    assert!(
+        message.contains(&format!(
+            "- `npm test` — unproven: the workspace snapshot failed: {timed_out}"
+        )),
+        "{message}"
+    );
+    assert_eq!(state_of(&session), [RequirementState::Unknown]);
+    let failures = session.status().hooks.coordinator_failures;
+    assert!(failures.contains(&timed_out.to_owned()), "{failures:?}");
+
+    // A restore on the same workspace: the recorded state cannot be compared, so the armed check
+    // is unknown, never passed.
+    let second = open_with_timeout(repo.path(), root.path(), 300);
+    let restored = second.restore(&branch(&entries)).await;
+    unblock(&fifo);
+    assert!(restored.restored_from.is_some());
+    assert_eq!(state_of(&second), [RequirementState::Unknown]);
+    let failures = second.status().hooks.coordinator_failures;
+    assert_eq!(
+        failures,
+        ["the workspace snapshot for the restore did not finish within 300 ms"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_waiver_return() {
+    let (repo, root) = (node_repo(), config_root());
+    let session = open_with_timeout(repo.path(), root.path(), 300);
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 2;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+
+    // The call makes every git status block: the wave's post-wave snapshot never finishes.
+    let fifo = repo.path().join(".git/info/exclude");
+    let patches = wave(
+        &session,
+        &[bash("B", "mkfifo .git/info/exclude", 0)],
+        || {
+            block_git_status(&dir);
+        },
+    )
+    .await;
+    assert_eq!(patches, [None], "the handler was released at the timeout");
+
+    let settle = session.before_settle().await;
+    let still =
+        "tool calls were still being processed after 300 ms, so what they changed cannot be proven";
+    let message = settle
+        .message
+        .expect("the check cannot be proven: the agent goes on");
+    assert!(message.contains(still), "{message}");
+    assert_eq!(state_of(&session), [RequirementState::Unknown]);
+    let failures = session.status().hooks.coordinator_failures;
+    assert!(
+        failures.iter().any(|f| f.ends_with(
+            "wave tasks were still running after 300 ms; what they change cannot be proven"
+        )),
+        "{failures:?}"
+    );
+
+    let waived = session.waive("W", "git status hangs on a FIFO").await;
+    assert!(waived.waiver.is_some(), "{}", waived.message);
+    assert_eq!(state_of(&session), [RequirementState::Waived]);
+    unblock(&fifo);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wave_without_a_result_reaches_the_gate_and_the_status_without_another_async_call() {
+    let (repo, root) = (node_repo(), config_root());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let info = ToolCallInfo::new("A", "write", json!({ "path": "src/app.ts" }));
+    session.assistant_message(AssistantMessage {
+        calls: vec![info.clone()],
+        mode: ExecutionMode::Parallel,
+    });
+    session.tool_execution_start(info.clone());
+    session.tool_call(info).await;
+    write(repo.path(), "src/app.ts", "export const app = 2;\n");
+    // Terminal without a `tool_result`: no handler waits for this wave, and no async call follows.
+    session.tool_execution_end("A");
+    let mut polls = 0;
+    while state_of(&session) != [RequirementState::NotRun] {
+        polls += 1;
+        assert!(polls < 500, "the wave never reached the gate");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(session.status().totals.waves, 1);
+    let entries = session.take_state_entries();
+    assert_eq!(entries.len(), 1, "arming was queued for the binding");
+    assert!(
+        footer(&session.footer_summary()).contains("checks: 0 passed, 1 pending"),
+        "{}",
+        footer(&session.footer_summary())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_names_with_a_newline_or_an_escape_are_escaped_in_the_block_and_the_status() {
+    let (repo, root) = (node_repo(), config_root());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let forged = "src/evil\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts: forged.ts";
+    let binary = "src/\u{1b}[31mred\u{1b}[0m.ts";
+    let dir = repo.path().to_path_buf();
+    let patches = wave(&session, &[bash("B", "touch the files", 0)], || {
+        write(
+            &dir,
+            forged,
+            "declare const u: { n?: string };\nexport const a = u!.n;\n",
+        );
+        std::fs::write(dir.join(binary), b"\0binary").expect("write");
+    })
+    .await;
+    let text = block(patches[0].as_ref().expect("a block"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[1],
+        "- src/evil\\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts: forged.ts:2:18 \
+         typescript-no-non-null-assertion-ts: Non-null assertion `!` hides a possibly null or \
+         undefined value.",
+        "{text}"
+    );
+    assert!(
+        lines.iter().all(|line| !line.starts_with("- src/x.ts")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.contains("1 file not fully analyzed")),
+        "{text}"
+    );
+    let status = render_status(&session.status());
+    assert!(
+        status.contains("\n  not analyzed: src/\\u{1b}[31mred\\u{1b}[0m.ts: binary file\n"),
+        "{status}"
+    );
+    assert!(!status.contains('\u{1b}'), "{status}");
+    let doctor = session.doctor_text().await;
+    assert!(
+        doctor.contains("\n  not analyzed: src/\\u{1b}[31mred\\u{1b}[0m.ts: binary file\n"),
+        "{doctor}"
+    );
 }

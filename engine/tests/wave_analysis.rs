@@ -33,7 +33,10 @@ async fn two_policies_and_several_files_in_one_wave_cause_exactly_one_scan() {
         Run::Parallel,
     )
     .await;
-    coordinator.idle().await;
+    coordinator
+        .idle()
+        .await
+        .expect("every background task ends within the timeout");
     let scans = scans.lock().unwrap().clone();
     assert_eq!(
         scans,

@@ -93,7 +93,10 @@ async fn write_and_edit_waves_snapshot_only_their_targets_and_deliver_each_findi
     .await;
     assert_eq!(decision(&third, "D"), &ResultDecision::Unchanged);
 
-    coordinator.idle().await;
+    coordinator
+        .idle()
+        .await
+        .expect("every background task ends within the timeout");
     let status = coordinator.status();
     let reports: Vec<_> = status.recent.iter().collect();
     assert_eq!(reports.len(), 3);
@@ -172,7 +175,10 @@ async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error
         Some(json!({ "exit_code": 1, "output": "" }))
     );
 
-    coordinator.idle().await;
+    coordinator
+        .idle()
+        .await
+        .expect("every background task ends within the timeout");
     let report = &coordinator.status().recent[0];
     assert_eq!(report.scope, Some(SnapshotScope::Full));
     assert_eq!(report.changes, paths(&["src/app.ts", "src/gen/b.ts"]));
@@ -226,7 +232,10 @@ async fn a_commit_moves_head_without_repeating_what_was_delivered() {
     )
     .await;
     assert_eq!(decision(&commit, "G"), &ResultDecision::Unchanged);
-    coordinator.idle().await;
+    coordinator
+        .idle()
+        .await
+        .expect("every background task ends within the timeout");
     let report = coordinator.status().recent[1].clone();
     assert_eq!(
         report.changes,
@@ -260,7 +269,10 @@ async fn outside_git_only_explicit_targets_are_known() {
         block.contains("a.ts:1:11") && !block.contains("gen.ts"),
         "{block}"
     );
-    coordinator.idle().await;
+    coordinator
+        .idle()
+        .await
+        .expect("every background task ends within the timeout");
     let report = &coordinator.status().recent[0];
     assert!(
         matches!(&report.changes, Some(ChangeSet::Unknown { reason }) if reason.contains("not a git repository")),

@@ -493,6 +493,57 @@ async fn a_baseline_that_is_not_ready_in_time_makes_the_changes_unknown() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_gives_up_at_the_timeout_on_a_wave_whose_analysis_blocks_and_records_why() {
+    let gate = Arc::new(Gate::default());
+    let config = WaveConfig {
+        timeout: Duration::from_millis(200),
+        ..WaveConfig::default()
+    };
+    let fake = Fake::blocking_analysis(config, &gate);
+    let outcomes = run_batch(
+        &fake.coordinator,
+        vec![Step::write("A", &fake.fs, "a.ts", "const a = BAD;\n")],
+        Run::Parallel,
+    )
+    .await;
+    assert_eq!(
+        decision(&outcomes, "A"),
+        &ResultDecision::Unchanged,
+        "the handler was released at the timeout"
+    );
+
+    let busy = fake
+        .coordinator
+        .idle()
+        .await
+        .expect_err("the analysis blocks");
+    assert_eq!((busy.busy, busy.timeout_ms), (1, 200));
+    let status = fake.coordinator.status();
+    assert_eq!(
+        status.failures.back(),
+        Some(&CoordinatorFailure::IdleTimedOut {
+            busy: 1,
+            timeout_ms: 200
+        })
+    );
+    assert!(
+        status.recent.is_empty(),
+        "the wave is still being processed"
+    );
+    assert!(fake.coordinator.take_finished().is_empty());
+
+    // Once the read returns, the wave finishes and is handed over as usual.
+    gate.open();
+    fake.coordinator
+        .idle()
+        .await
+        .expect("nothing blocks any more");
+    let finished = fake.coordinator.take_finished();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].report.calls, ["A"]);
+}
+
 #[tokio::test(start_paused = true)]
 async fn outside_git_bash_has_no_safe_path_set_but_explicit_targets_are_analyzed() {
     let fake = Fake::with(config(), FakePolicies::new(&["p1"]), false, None);

@@ -1,11 +1,16 @@
 //! `pi-native-hooks check`: scan the changed TS/TSX files of a repository (or the given paths)
 //! once, run the diagnostic policies over that one snapshot, and print what they report plus any
 //! finding no policy covers, as a pre-commit or CI step.
+//!
+//! Human output is one line per result with file names, messages and reasons escaped
+//! ([`crate::text`]), so a file name cannot forge a result line or drive the terminal; `--json`
+//! keeps the original text (serde escapes it as JSON).
 
 use super::{ExitStatus, Output};
 use crate::analysis::{AnalysisSnapshot, Analyzer, Finding, ScanLimits, SkipReason, rules};
 use crate::config::ConfigSource;
 use crate::policy::{Cancellation, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
+use crate::text::{Escaped, escape};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -100,7 +105,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     };
     let (rules, problems) = rules::load_source(&source);
     if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        let lines: Vec<String> = problems.iter().map(escaped).collect();
         return out.fail(&format!(
             "the config at {} has errors:\n{}",
             source,
@@ -125,11 +130,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         ConfigSource::Root(dir) => PolicyRegistry::load(dir),
     };
     if !registry.problems().is_empty() {
-        let lines: Vec<String> = registry
-            .problems()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let lines: Vec<String> = registry.problems().iter().map(escaped).collect();
         return out.fail(&format!(
             "the policies at {} have errors:\n{}",
             source,
@@ -184,7 +185,11 @@ fn report(
         let key = (d.rule.as_str(), d.path.as_str(), d.line, d.column);
         let human = format!(
             "{}:{}:{} {} {}",
-            d.path, d.line, d.column, d.rule, d.message
+            Escaped(&d.path),
+            d.line,
+            d.column,
+            Escaped(&d.rule),
+            Escaped(&d.message)
         );
         lines.push(Line {
             order: (d.path.as_str(), d.line, d.column, d.rule.as_str()),
@@ -201,7 +206,7 @@ fn report(
         lines.push(Line {
             order: (path, line, column, rule),
             json: JsonFinding::from(f),
-            human: f.to_string(),
+            human: escaped(f),
         });
     }
     lines.sort_by(|a, b| a.order.cmp(&b.order));
@@ -225,7 +230,8 @@ fn report(
     for skipped in &snapshot.skipped {
         out.warn(&format!(
             "{}: not analyzed: {}",
-            skipped.path, skipped.reason
+            Escaped(&skipped.path),
+            escaped(&skipped.reason)
         ));
     }
     if snapshot.omitted_findings > 0 {
@@ -235,10 +241,10 @@ fn report(
         ));
     }
     if let Some(failure) = &snapshot.failure {
-        return out.fail(&format!("analysis failed: {failure}"));
+        return out.fail(&format!("analysis failed: {}", Escaped(failure)));
     }
     if !run.failures.is_empty() {
-        let failures: Vec<String> = run.failures.iter().map(ToString::to_string).collect();
+        let failures: Vec<String> = run.failures.iter().map(escaped).collect();
         return out.fail(&format!(
             "policies failed; their diagnostics are missing:\n{}",
             failures.join("\n")
@@ -256,4 +262,9 @@ fn report(
     } else {
         ExitStatus::Findings
     }
+}
+
+/// `value` as text, escaped.
+fn escaped(value: &impl ToString) -> String {
+    escape(&value.to_string()).into_owned()
 }

@@ -63,14 +63,17 @@ pub struct Output<'a> {
 }
 
 impl Output<'_> {
-    /// Prints `pi-native-hooks: warning: <message>` on stderr.
+    /// Prints `pi-native-hooks: warning: <message>` on stderr, controls escaped within each line.
     pub fn warn(&mut self, message: &str) {
+        let message = crate::text::escape_lines(message);
         // A closed stderr leaves nothing better to report to.
         let _ = writeln!(self.stderr, "pi-native-hooks: warning: {message}");
     }
 
-    /// Prints `pi-native-hooks: error: <message>` on stderr and returns [`ExitStatus::Error`].
+    /// Prints `pi-native-hooks: error: <message>` on stderr, controls escaped within each line,
+    /// and returns [`ExitStatus::Error`].
     pub fn fail(&mut self, message: &str) -> ExitStatus {
+        let message = crate::text::escape_lines(message);
         let _ = writeln!(self.stderr, "pi-native-hooks: error: {message}");
         ExitStatus::Error
     }

@@ -3,8 +3,14 @@
 //! guidance once per rule and the suppression form, is capped in lines with a count of what was
 //! left out, and adds one warning line whenever the check was incomplete, so a short or empty
 //! list is never mistaken for a clean scan. Verbose detail belongs to the status, not here.
+//!
+//! Nothing in the block is taken raw: file names, rule ids and the tool name are escaped
+//! ([`crate::text`]) so a name cannot start a line of its own; messages and guidance have their
+//! whitespace collapsed to single spaces (a diagnostic is one line) and any other control or
+//! bidirectional character escaped.
 
 use crate::policy::PolicyDiagnostic;
+use crate::text::{Escaped, escape};
 
 /// Bounds on the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,7 +132,11 @@ pub fn render(
             let d = diagnostics[index];
             let line = format!(
                 "- {}:{}:{} {}: {}",
-                d.path, d.line, d.column, d.rule, d.message
+                Escaped(&d.path),
+                d.line,
+                d.column,
+                Escaped(&d.rule),
+                d.message
             );
             lines.push(one_line(&line, width));
             shown_indices.push(index);
@@ -156,12 +166,12 @@ fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
     let status = if carrier.is_error {
         format!(
             "[pi-native-hooks] The `{}` call's result above is unchanged.",
-            carrier.tool
+            Escaped(carrier.tool)
         )
     } else {
         format!(
             "[pi-native-hooks] The `{}` call succeeded; its result above is unchanged.",
-            carrier.tool
+            Escaped(carrier.tool)
         )
     };
     if has_diagnostics {
@@ -176,7 +186,7 @@ fn guidance_line(d: &PolicyDiagnostic) -> String {
     if !d.guidance.contains("ast-grep-ignore") {
         line.push_str(&format!(
             " To keep a deliberate case, add on the line above: // ast-grep-ignore: {} -- <reason>",
-            d.rule
+            Escaped(&d.rule)
         ));
     }
     line
@@ -231,11 +241,12 @@ fn fit(groups: &[Group], budget: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Collapses whitespace (a diagnostic is one line) and cuts at `width` characters.
+/// Collapses whitespace (a diagnostic is one line), escapes what is left of the controls and cuts
+/// at `width` characters.
 fn one_line(text: &str, width: usize) -> String {
     let indent: String = text.chars().take_while(|c| *c == ' ').collect();
     let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let line = format!("{indent}{collapsed}");
+    let line = format!("{indent}{}", escape(&collapsed));
     if line.chars().count() <= width {
         return line;
     }

@@ -46,7 +46,9 @@ impl Session {
     pub async fn tool_result(&self, event: &ToolResultEvent) -> Option<ResultPatch> {
         let coordinator = self.coordinator.as_ref()?;
         let decision = coordinator.tool_result(event).await;
-        self.absorb_finished_waves();
+        // The wave is recorded before its waiters are released: feed it to the gate now, so the
+        // entries it produced are ready for `take_state_entries`.
+        self.verifier.feed_finished().await;
         event.patch(&decision)
     }
 

@@ -7,9 +7,16 @@
 //! a waiver covers, which state entries to persist, and what the status is. It owns no policy
 //! of its own: each decision comes from the module that owns it.
 //!
+//! Threads: every gate operation (feeding finished waves, which runs verification policies;
+//! restore; settle; waiver) runs on tokio's blocking pool, one at a time, from an async method or
+//! from the background task that takes each wave as it finishes. The synchronous methods
+//! ([`Session::status`], [`Session::footer_summary`], [`Session::take_state_entries`]) only read
+//! what the last operation published: they never run policy code, wait for a wave or touch the
+//! disk, so the binding may call them on Node's main thread.
+//!
 //! Files: `options` (how a session is set up), `open` (loading the config root), `events` (tool
-//! events), `verify` (restore, settle, waiver, feeding the gate), `observe` (finished wave →
-//! gate input), `report` (status model, footer and text).
+//! events), `verify` (the gate's operations, their order and bounded waits), `observe` (finished
+//! wave → gate input), `report` (the published state, status model, footer and text).
 
 mod events;
 mod observe;
@@ -26,32 +33,37 @@ pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};
 use crate::analysis::RuleError;
 use crate::policy::PolicyRegistry;
 use crate::state::StateEntry;
-use crate::status::AnalyzerStatus;
+use crate::status::{AnalyzerStatus, ConfigStatus};
 use crate::verification::VerificationGate;
 use crate::wave::WaveCoordinator;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
+use verify::Verifier;
 
 /// One Pi session. Create it with [`Session::open`] inside a tokio runtime.
 pub struct Session {
     options: SessionOptions,
     registry: PolicyRegistry,
+    /// The status of the loaded configuration (it does not change during a session).
+    config_status: ConfigStatus,
     rule_problems: Vec<RuleError>,
     /// Why the wave coordinator is not running, when it is not (inactive or failed setup).
     idle_reason: Option<String>,
     coordinator: Option<WaveCoordinator>,
-    gate: Mutex<GateState>,
+    verifier: Arc<Verifier>,
 }
 
-/// What the gate side of a session keeps between calls.
+/// What the gate side of a session keeps between calls. Only gate operations (on the blocking
+/// pool, one at a time) lock it.
 struct GateState {
     gate: VerificationGate,
-    /// State entries waiting for the binding to append them.
+    /// State entries of the current operation, moved to the outbox when it ends.
     entries: Vec<StateEntry>,
     /// Warnings from the last restore.
     state_warnings: Vec<String>,
-    /// Per analyzer: runs, timing and health, folded from finished waves.
+    /// Per analyzer: runs, timing, health and the files it could not analyze, folded from
+    /// finished waves.
     analyzers: BTreeMap<String, AnalyzerStatus>,
     /// Policies that failed while running, folded from finished waves: distinct messages (each
     /// naming the file and the reason), most recent last, at most [`KEPT_POLICY_FAILURES`].
@@ -75,9 +87,5 @@ impl Session {
     /// True when a config root was loaded and the hooks run.
     pub fn is_active(&self) -> bool {
         self.registry.is_active()
-    }
-
-    fn gate(&self) -> MutexGuard<'_, GateState> {
-        self.gate.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

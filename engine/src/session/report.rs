@@ -1,13 +1,19 @@
-//! Owns what a session shows: the [`SessionStatus`] model behind `/hooks-status` (the engine's
-//! status plus the wave totals and why the hooks are idle, if they are), the compact footer, and
-//! the status as text. The binding only prints these.
+//! Owns what a session shows: the state each gate operation publishes for the synchronous calls
+//! ([`Published`]), the [`SessionStatus`] model behind `/hooks-status` (the engine's status plus
+//! the wave totals and why the hooks are idle, if they are), the compact footer, and the status
+//! and doctor text. The binding only prints these.
+//!
+//! The status model keeps the original text; every line of the status and doctor text is escaped
+//! ([`crate::text`]), so a file name, a policy message or a reason cannot add lines or drive the
+//! terminal.
 
-use super::Session;
-use crate::status::{ConfigHealth, ConfigStatus, HooksStatus, VerificationStatus};
+use super::{GateState, Session};
+use crate::status::{ConfigHealth, HooksStatus, VerificationStatus};
+use crate::text::{escape, escape_lines};
 use crate::verification::RequirementState;
 use crate::wave::WaveTotals;
 use serde::Serialize;
-use std::fmt::Write;
+use std::fmt::{Arguments, Write};
 
 /// Everything `/hooks-status` shows.
 #[derive(Clone, Debug, Serialize)]
@@ -28,22 +34,62 @@ pub struct SessionStatus {
     pub totals: WaveTotals,
 }
 
+/// What the last gate operation left for the synchronous calls: built on the blocking pool when
+/// the operation ends, read by cloning an `Arc`, so no reader waits for a policy run.
+pub(super) struct Published {
+    verification: VerificationStatus,
+    analyzers: Vec<crate::status::AnalyzerStatus>,
+    policy_failures: Vec<String>,
+    state_warnings: Vec<String>,
+    passed: usize,
+    pending: usize,
+    waived: usize,
+    exhausted: bool,
+}
+
+impl Published {
+    pub(super) fn of(state: &GateState) -> Self {
+        let mut published = Published {
+            verification: VerificationStatus::of(&state.gate),
+            analyzers: state.analyzers.values().cloned().collect(),
+            policy_failures: state.policy_failures.clone(),
+            state_warnings: state.state_warnings.clone(),
+            passed: 0,
+            pending: 0,
+            waived: 0,
+            exhausted: state.gate.cap().is_exhausted(),
+        };
+        for requirement in state.gate.requirements() {
+            match requirement.state() {
+                RequirementState::Passed => published.passed += 1,
+                RequirementState::Waived => published.waived += 1,
+                RequirementState::NotRun
+                | RequirementState::Failed
+                | RequirementState::Stale
+                | RequirementState::Unknown => published.pending += 1,
+                RequirementState::Inactive => {}
+            }
+        }
+        published
+    }
+}
+
 impl Session {
-    /// The status model, after feeding every finished wave to the gate.
+    /// The status model as the last gate operation left it (every finished wave is fed to the
+    /// gate as it finishes). Never waits for a wave or a policy.
     pub fn status(&self) -> SessionStatus {
-        self.absorb_finished_waves();
+        let published = self.verifier.published();
         let wave = self
             .coordinator
             .as_ref()
             .map(|c| c.status())
             .unwrap_or_default();
-        let state = self.gate();
         let hooks = HooksStatus {
-            config: ConfigStatus::of(&self.registry),
-            verification: VerificationStatus::of(&state.gate),
-            analyzers: state.analyzers.values().cloned().collect(),
+            config: self.config_status.clone(),
+            verification: published.verification.clone(),
+            analyzers: published.analyzers.clone(),
             coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),
-            state_warnings: state.state_warnings.clone(),
+            state_warnings: published.state_warnings.clone(),
         };
         let guidance = match &hooks.config.health {
             ConfigHealth::Absent { root } => Some(format!(
@@ -62,38 +108,50 @@ impl Session {
             active: self.is_active(),
             guidance,
             rule_problems: self.rule_problems.iter().map(ToString::to_string).collect(),
-            policy_failures: state.policy_failures.clone(),
+            policy_failures: published.policy_failures.clone(),
             hooks,
             totals: wave.totals,
         }
     }
-}
 
-impl Session {
     /// The `/hooks-doctor` text: the config root's trust checks, rule files and policies (read
-    /// again from disk), then each analyzer's health and the coordinator's failures.
-    pub fn doctor_text(&self) -> String {
-        let mut out = crate::policy::doctor::doctor(&self.options.config_root).to_string();
+    /// again from disk, on the blocking pool), then each analyzer's health and the coordinator's
+    /// failures. Every line is escaped.
+    pub async fn doctor_text(&self) -> String {
+        let root = self.options.config_root.clone();
+        let report =
+            tokio::task::spawn_blocking(move || crate::policy::doctor::doctor(&root).to_string())
+                .await
+                .unwrap_or_else(|error| {
+                    format!("the config root could not be examined: {error}\n")
+                });
+        let mut out = escape_lines(&report);
         let status = self.status();
         if let Some(reason) = &self.idle_reason {
-            let _ = writeln!(out, "tool waves: not observed ({reason})");
+            put(
+                &mut out,
+                format_args!("tool waves: not observed ({reason})"),
+            );
         }
         for analyzer in &status.hooks.analyzers {
             let health = analyzer.last_error.as_deref().unwrap_or("ok");
-            let _ = writeln!(
-                out,
-                "analyzer {}: {} runs, {health}",
-                analyzer.key, analyzer.runs
+            put(
+                &mut out,
+                format_args!(
+                    "analyzer {}: {} runs, {health}",
+                    analyzer.key, analyzer.runs
+                ),
             );
+            render_not_analyzed(&mut out, &analyzer.not_analyzed);
         }
         for problem in &status.rule_problems {
-            let _ = writeln!(out, "rule problem: {problem}");
+            put(&mut out, format_args!("rule problem: {problem}"));
         }
         for failure in &status.policy_failures {
-            let _ = writeln!(out, "policy failure: {failure}");
+            put(&mut out, format_args!("policy failure: {failure}"));
         }
         for failure in &status.hooks.coordinator_failures {
-            let _ = writeln!(out, "coordinator failure: {failure}");
+            put(&mut out, format_args!("coordinator failure: {failure}"));
         }
         out
     }
@@ -120,38 +178,27 @@ pub struct FooterSummary {
 }
 
 impl Session {
-    /// The footer's data.
+    /// The footer's data, as the last gate operation left it. Never waits for a wave or a policy.
     pub fn footer_summary(&self) -> FooterSummary {
-        self.absorb_finished_waves();
+        let published = self.verifier.published();
         let totals = self
             .coordinator
             .as_ref()
             .map(|c| c.totals())
             .unwrap_or_default();
-        let state = self.gate();
-        let mut summary = FooterSummary {
+        FooterSummary {
             active: self.is_active(),
             delivered: totals.delivered,
-            exhausted: state.gate.cap().is_exhausted(),
+            passed: published.passed,
+            pending: published.pending,
+            waived: published.waived,
+            exhausted: published.exhausted,
             degraded: !self.rule_problems.is_empty()
                 || !self.registry.problems().is_empty()
-                || state.analyzers.values().any(|a| a.last_error.is_some())
-                || !state.policy_failures.is_empty()
+                || published.analyzers.iter().any(|a| a.last_error.is_some())
+                || !published.policy_failures.is_empty()
                 || totals.coordinator_failures > 0,
-            ..FooterSummary::default()
-        };
-        for requirement in state.gate.requirements() {
-            match requirement.state() {
-                RequirementState::Passed => summary.passed += 1,
-                RequirementState::Waived => summary.waived += 1,
-                RequirementState::NotRun
-                | RequirementState::Failed
-                | RequirementState::Stale
-                | RequirementState::Unknown => summary.pending += 1,
-                RequirementState::Inactive => {}
-            }
         }
-        summary
     }
 }
 
@@ -181,131 +228,176 @@ pub fn footer(summary: &FooterSummary) -> String {
     line
 }
 
-/// The status as `/hooks-status` prints it.
+/// Appends one line, escaped.
+fn put(out: &mut String, line: Arguments<'_>) {
+    out.push_str(&escape(&line.to_string()));
+    out.push('\n');
+}
+
+/// The status as `/hooks-status` prints it: one escaped line per item.
 pub fn render_status(status: &SessionStatus) -> String {
     let mut out = String::new();
     let hooks = &status.hooks;
-    let _ = writeln!(
-        out,
-        "pi-native-hooks {}",
-        if status.active { "active" } else { "inactive" }
+    put(
+        &mut out,
+        format_args!(
+            "pi-native-hooks {}",
+            if status.active { "active" } else { "inactive" }
+        ),
     );
     if let Some(guidance) = &status.guidance {
-        let _ = writeln!(out, "{guidance}");
+        put(&mut out, format_args!("{guidance}"));
     }
     match &hooks.config.health {
         ConfigHealth::Active { root } | ConfigHealth::Absent { root } => {
-            let _ = writeln!(out, "config root: {}", root.display());
+            put(&mut out, format_args!("config root: {}", root.display()));
         }
         ConfigHealth::Untrusted { root, error } => {
-            let _ = writeln!(out, "config root: {} (untrusted: {error})", root.display());
+            put(
+                &mut out,
+                format_args!("config root: {} (untrusted: {error})", root.display()),
+            );
         }
         ConfigHealth::Builtin => {
-            let _ = writeln!(out, "config: built-in pack");
+            put(&mut out, format_args!("config: built-in pack"));
         }
     }
     if status.active {
-        let _ = writeln!(out, "registry digest: {}", hooks.config.registry_digest);
-        let _ = writeln!(out, "policies:");
+        put(
+            &mut out,
+            format_args!("registry digest: {}", hooks.config.registry_digest),
+        );
+        put(&mut out, format_args!("policies:"));
         for policy in &hooks.config.policies {
-            let _ = writeln!(
-                out,
-                "  {} ({}) {}",
-                policy.id,
-                policy.kind,
-                policy.path.display()
+            put(
+                &mut out,
+                format_args!(
+                    "  {} ({}) {}",
+                    policy.id,
+                    policy.kind,
+                    policy.path.display()
+                ),
             );
         }
     }
     for error in &hooks.config.load_errors {
-        let _ = writeln!(out, "  failed: {}", error.message);
+        put(&mut out, format_args!("  failed: {}", error.message));
     }
     for problem in &status.rule_problems {
-        let _ = writeln!(out, "  rule problem: {problem}");
+        put(&mut out, format_args!("  rule problem: {problem}"));
     }
     let totals = &status.totals;
-    let _ = writeln!(
-        out,
-        "waves: {} ({} mutating), scans: {}, files parsed: {}, cached: {}, diagnostics delivered: {}",
-        totals.waves,
-        totals.mutating_waves,
-        totals.scans,
-        totals.files_parsed,
-        totals.files_cached,
-        totals.delivered
+    put(
+        &mut out,
+        format_args!(
+            "waves: {} ({} mutating), scans: {}, files parsed: {}, cached: {}, diagnostics delivered: {}",
+            totals.waves,
+            totals.mutating_waves,
+            totals.scans,
+            totals.files_parsed,
+            totals.files_cached,
+            totals.delivered
+        ),
     );
     for analyzer in &hooks.analyzers {
         let last = analyzer
             .last_duration_micros
             .map_or_else(|| "-".to_owned(), |m| format!("{m} µs"));
         let health = analyzer.last_error.as_deref().unwrap_or("ok");
-        let _ = writeln!(
-            out,
-            "analyzer {}: {} runs, last {last}, {health}",
-            analyzer.key, analyzer.runs
+        put(
+            &mut out,
+            format_args!(
+                "analyzer {}: {} runs, last {last}, {health}",
+                analyzer.key, analyzer.runs
+            ),
         );
+        render_not_analyzed(&mut out, &analyzer.not_analyzed);
     }
     for failure in &status.policy_failures {
-        let _ = writeln!(out, "policy failure: {failure}");
+        put(&mut out, format_args!("policy failure: {failure}"));
     }
     render_verification(&mut out, &hooks.verification);
     for failure in &hooks.coordinator_failures {
-        let _ = writeln!(out, "coordinator failure: {failure}");
+        put(&mut out, format_args!("coordinator failure: {failure}"));
     }
     for warning in &hooks.state_warnings {
-        let _ = writeln!(out, "state warning: {warning}");
+        put(&mut out, format_args!("state warning: {warning}"));
     }
     out
 }
 
+/// The files an analyzer's last run could not analyze, one line each.
+fn render_not_analyzed(out: &mut String, not_analyzed: &crate::wave::NotAnalyzed) {
+    for file in &not_analyzed.files {
+        put(
+            out,
+            format_args!("  not analyzed: {}: {}", file.path, file.reason),
+        );
+    }
+    if not_analyzed.more > 0 {
+        put(
+            out,
+            format_args!("  not analyzed: {} more files", not_analyzed.more),
+        );
+    }
+}
+
 fn render_verification(out: &mut String, verification: &VerificationStatus) {
     match &verification.project_root {
-        Some(root) => {
-            let _ = writeln!(
-                out,
+        Some(root) => put(
+            out,
+            format_args!(
                 "project: {} (revision {})",
                 root.display(),
                 verification.workspace.revision
-            );
-        }
-        None => {
-            let _ = writeln!(out, "project: not in a git worktree");
-        }
+            ),
+        ),
+        None => put(out, format_args!("project: not in a git worktree")),
     }
     if let Some(unknown) = &verification.workspace.unknown {
-        let _ = writeln!(out, "  workspace unknown: {unknown}");
+        put(out, format_args!("  workspace unknown: {unknown}"));
     }
     for problem in &verification.project_problems {
-        let _ = writeln!(out, "  project problem: {problem}");
+        put(out, format_args!("  project problem: {problem}"));
     }
     if verification.requirements.is_empty() {
-        let _ = writeln!(out, "verification: no requirement matches this project");
+        put(
+            out,
+            format_args!("verification: no requirement matches this project"),
+        );
     }
     for requirement in &verification.requirements {
         let revision = requirement
             .required_revision
             .map_or_else(|| "-".to_owned(), |r| r.to_string());
-        let _ = writeln!(
+        put(
             out,
-            "  {} `{}`: {} (required revision {revision})",
-            requirement.key, requirement.command, requirement.state
+            format_args!(
+                "  {} `{}`: {} (required revision {revision})",
+                requirement.key, requirement.command, requirement.state
+            ),
         );
         if let Some(waiver) = &requirement.waiver {
-            let _ = writeln!(out, "    waived (not passed): {}", waiver.reason);
+            put(
+                out,
+                format_args!("    waived (not passed): {}", waiver.reason),
+            );
         }
         if let Some(failure) = &requirement.last_failure {
-            let _ = writeln!(out, "    last failure: {failure}");
+            put(out, format_args!("    last failure: {failure}"));
         }
         if let Some(reason) = &requirement.unknown_reason {
-            let _ = writeln!(out, "    unknown: {reason}");
+            put(out, format_args!("    unknown: {reason}"));
         }
     }
     let gate = &verification.gate;
     if gate.exhausted {
-        let _ = writeln!(
+        put(
             out,
-            "gate exhausted after {} continuations without progress: checks stay pending",
-            gate.continuations_without_progress
+            format_args!(
+                "gate exhausted after {} continuations without progress: checks stay pending",
+                gate.continuations_without_progress
+            ),
         );
     }
 }

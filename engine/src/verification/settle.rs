@@ -6,10 +6,13 @@
 //! advanced by a relevant change. The set is compared by requirement, state, required revision
 //! and the reason it is unknown; the required revision of an `unknown` requirement is left out, so
 //! unprovable changes that repeat (a workspace outside git) are not progress.
+//!
+//! Commands, reasons and paths in the message and the notice are escaped ([`crate::text`]).
 
 use super::project::ProjectIdentity;
 use super::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 use super::waiver::WAIVER_TOOL;
+use crate::text::Escaped;
 use std::fmt::Write;
 
 /// The `customType` of the continuation message.
@@ -178,13 +181,19 @@ fn continuation_message(checks: &[OutstandingCheck]) -> String {
     for check in checks {
         if project != Some(&check.project) {
             project = Some(&check.project);
-            let _ = write!(out, "\nOutstanding for project {}:", check.project);
+            let project = check.project.to_string();
+            let _ = write!(out, "\nOutstanding for project {}:", Escaped(&project));
         }
-        let _ = write!(out, "\n- `{}` — {}", check.command, check.detail);
+        let _ = write!(
+            out,
+            "\n- `{}` — {}",
+            Escaped(&check.command),
+            Escaped(&check.detail)
+        );
     }
     let mut roots: Vec<String> = checks
         .iter()
-        .map(|check| check.project.root.display().to_string())
+        .map(|check| Escaped(&check.project.root.display().to_string()).to_string())
         .collect();
     roots.dedup();
     let _ = write!(
@@ -201,7 +210,10 @@ fn continuation_message(checks: &[OutstandingCheck]) -> String {
 fn exhausted_notice(checks: &[OutstandingCheck], cap: u32) -> String {
     let commands: Vec<String> = checks
         .iter()
-        .map(|check| format!("`{}` in {}", check.command, check.project.root.display()))
+        .map(|check| {
+            let root = check.project.root.display().to_string();
+            format!("`{}` in {}", Escaped(&check.command), Escaped(&root))
+        })
         .collect();
     format!(
         "pi-native-hooks stopped asking the agent to verify after {cap} continuations without \

@@ -1,8 +1,10 @@
 //! Owns the execution-wave coordinator: the async API the Pi binding drives with Pi's tool
 //! events. Event methods return at once; `tool_call` waits (bounded) for the wave's baseline
-//! snapshot, `tool_result` waits (bounded) for the wave's outcome. Finished waves are processed
-//! in background tasks ([`super::pipeline`]) that are serialized on one lane, so snapshots,
-//! scans and the delivery memory are never used by two waves at once.
+//! snapshot, `tool_result` waits (bounded) for the wave's outcome, `idle` waits (bounded) for
+//! every background task. Finished waves are processed in background tasks
+//! ([`super::pipeline`]) that are serialized on one lane, so snapshots, scans and the delivery
+//! memory are never used by two waves at once; each one recorded is announced on a watch channel
+//! ([`WaveCoordinator::finished_signal`]) so a consumer can take it off the caller's thread.
 
 use super::analysis::AnalysisCoordinator;
 use super::config::WaveConfig;
@@ -30,6 +32,16 @@ pub enum WaveError {
     NoRuntime,
 }
 
+/// [`WaveCoordinator::idle`] ran out of time with background tasks still running.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{busy} wave tasks were still running after {timeout_ms} ms")]
+pub struct StillBusy {
+    /// Background tasks still running.
+    pub busy: usize,
+    /// The deadline that expired.
+    pub timeout_ms: u64,
+}
+
 /// What only one wave at a time may use: the analyzers (and their caches), the delivery memory
 /// and the workspace revision.
 pub(super) struct Lane {
@@ -48,6 +60,8 @@ pub(super) struct Inner<W: SnapshotSource> {
     /// Finished waves not yet taken by [`WaveCoordinator::take_finished`].
     finished: Mutex<Vec<FinishedWave<W::Snapshot>>>,
     busy: Arc<watch::Sender<usize>>,
+    /// Counts the waves recorded so far; see [`WaveCoordinator::finished_signal`].
+    recorded: watch::Sender<u64>,
     /// Cancels post-wave snapshots at shutdown.
     pub(super) stop: CancelToken,
     /// Cancels running policies at shutdown.
@@ -92,6 +106,7 @@ impl<W: SnapshotSource> Inner<W> {
             before,
             after,
         });
+        self.recorded.send_modify(|n| *n += 1);
     }
 
     pub(super) fn revision(&self) -> u64 {
@@ -239,6 +254,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
                 status: Mutex::new(WaveStatus::default()),
                 finished: Mutex::new(Vec::new()),
                 busy: Arc::new(watch::channel(0).0),
+                recorded: watch::channel(0).0,
                 stop: CancelToken::new(),
                 policy_stop: Cancellation::new(),
             }),
@@ -347,10 +363,25 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         self.inner.apply(effects);
     }
 
-    /// Waits until no wave is being processed and no baseline is being captured.
-    pub async fn idle(&self) {
+    /// Waits until no wave is being processed and no baseline is being captured, at most the
+    /// timeout. On expiry a coordinator failure is recorded and the tasks keep running (a task
+    /// blocked in a read is never waited for again); the caller must treat what they change as
+    /// unknown.
+    pub async fn idle(&self) -> Result<(), StillBusy> {
         let mut rx = self.inner.busy.subscribe();
-        let _ = rx.wait_for(|n| *n == 0).await;
+        let timeout = self.inner.config.timeout;
+        // An inner error means the sender is gone: nothing is running any more.
+        let idle = tokio::time::timeout(timeout, rx.wait_for(|n| *n == 0))
+            .await
+            .is_ok();
+        if idle {
+            return Ok(());
+        }
+        let busy = *self.inner.busy.borrow();
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        self.inner
+            .fail(CoordinatorFailure::IdleTimedOut { busy, timeout_ms });
+        Err(StillBusy { busy, timeout_ms })
     }
 
     /// Takes the waves finished since the last call, in the order they finished (which is wave
@@ -358,6 +389,29 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// include every wave whose calls have all ended.
     pub fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
         std::mem::take(&mut *lock(&self.inner.finished))
+    }
+
+    /// True when a finished wave waits for [`WaveCoordinator::take_finished`].
+    pub fn has_finished(&self) -> bool {
+        !lock(&self.inner.finished).is_empty()
+    }
+
+    /// A receiver that changes each time a finished wave is recorded (and so can be taken with
+    /// [`WaveCoordinator::take_finished`]). Its sender lives as long as the coordinator: once
+    /// every clone is dropped, `changed()` returns an error.
+    pub fn finished_signal(&self) -> watch::Receiver<u64> {
+        self.inner.recorded.subscribe()
+    }
+
+    /// Records a failure of a wait the layers above own (a session's workspace snapshot), so the
+    /// status lists it with the coordinator's own.
+    pub fn record_failure(&self, failure: CoordinatorFailure) {
+        self.inner.fail(failure);
+    }
+
+    /// The longest any wait of this coordinator lasts (its [`WaveConfig::timeout`]).
+    pub fn timeout(&self) -> std::time::Duration {
+        self.inner.config.timeout
     }
 
     /// Totals, the workspace revision, recent wave reports and coordinator failures.

@@ -4,7 +4,8 @@
 //! * [`WaveCoordinator`] groups a message's tool calls into waves (all parallel siblings; each
 //!   sequential call alone), takes a baseline snapshot before the first potentially mutating
 //!   call, and when every call is terminal takes one post-wave snapshot, computes the changed
-//!   paths and advances the workspace revision once. Every wait is bounded by a timeout.
+//!   paths and advances the workspace revision once. Every wait is bounded by a timeout,
+//!   [`WaveCoordinator::idle`] included.
 //! * [`AnalysisCoordinator`] turns the changed paths into analyzer requests coalesced by key,
 //!   scans each key at most once and fans the snapshot out to every interested policy.
 //! * [`crate::delivery`] then picks the new diagnostics and renders the block for the carrier.
@@ -32,11 +33,14 @@ pub use analysis::{
     WaveAnalysis, WaveAnalyzer,
 };
 pub use config::WaveConfig;
-pub use coordinator::{WaveCoordinator, WaveError};
+pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
 pub use event::{
     AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
 };
 pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
-pub use status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport, WaveStatus, WaveTotals};
+pub use status::{
+    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,
+    WaveTotals,
+};
 pub use tools::{ToolCatalog, ToolClass};

@@ -318,6 +318,7 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         parsed: snapshot.parsed_files,
         cached: snapshot.cached_files,
         skipped: snapshot.skipped.len(),
+        not_analyzed: super::status::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
         failure: snapshot.failure.clone(),
     }

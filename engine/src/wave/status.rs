@@ -3,6 +3,7 @@
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
 use super::snapshots::SnapshotScope;
+use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::workspace::ChangeSet;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -60,6 +61,26 @@ pub enum CoordinatorFailure {
         /// The error.
         message: String,
     },
+    /// A bounded wait for the waves still being processed (before a settle, a restore or a
+    /// waiver) ended with tasks still running: what those waves changed is unknown to the gate.
+    #[error(
+        "{busy} wave tasks were still running after {timeout_ms} ms; what they change cannot be proven"
+    )]
+    IdleTimedOut {
+        /// Background tasks (baseline captures, finished waves) still running.
+        busy: usize,
+        /// The deadline.
+        timeout_ms: u64,
+    },
+    /// A session's workspace snapshot (at a settle or a restore) did not finish in time: the
+    /// gate treats the workspace as unknown.
+    #[error("the workspace snapshot for {purpose} did not finish within {timeout_ms} ms")]
+    SnapshotTimedOut {
+        /// What the snapshot was for, e.g. `the settle check`.
+        purpose: String,
+        /// The deadline.
+        timeout_ms: u64,
+    },
     /// An event for a call whose wave had already ended.
     #[error("`{event}` for `{call}` arrived after its wave ended")]
     LateEvent {
@@ -104,10 +125,40 @@ pub struct ScanStats {
     pub cached: usize,
     /// Files skipped (with any reason, deletions included).
     pub skipped: usize,
+    /// The skipped files other than deletions, by name and reason.
+    pub not_analyzed: NotAnalyzed,
     /// Wall time of the scan.
     pub duration: Duration,
     /// Set when the scan failed as a whole or in part.
     pub failure: Option<String>,
+}
+
+/// How many skipped files a [`NotAnalyzed`] names.
+pub const NAMED_SKIPS: usize = 20;
+
+/// The files a scan could not analyze for a reason other than their deletion: the first
+/// [`NAMED_SKIPS`] by name and reason, and how many more there were.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NotAnalyzed {
+    /// The named files, in the scan's order.
+    pub files: Vec<SkippedFile>,
+    /// Further files not named.
+    pub more: usize,
+}
+
+impl NotAnalyzed {
+    /// The files of `snapshot` that were skipped for a reason other than their deletion.
+    pub(crate) fn of(snapshot: &AnalysisSnapshot) -> Self {
+        let mut skipped = snapshot
+            .skipped
+            .iter()
+            .filter(|skipped| skipped.reason != SkipReason::Vanished);
+        let files: Vec<SkippedFile> = skipped.by_ref().take(NAMED_SKIPS).cloned().collect();
+        NotAnalyzed {
+            files,
+            more: skipped.count(),
+        }
+    }
 }
 
 /// What happened in one wave.

@@ -222,6 +222,27 @@ impl WaveAnalyzer for FakeAnalyzer {
     }
 }
 
+/// An analyzer whose scans wait until `gate` opens: a read that blocks, like opening a FIFO.
+pub struct Blocking<A> {
+    pub inner: A,
+    pub gate: Arc<Gate>,
+}
+
+impl<A: WaveAnalyzer> WaveAnalyzer for Blocking<A> {
+    fn key(&self) -> &str {
+        self.inner.key()
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        self.inner.handles(path)
+    }
+
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        self.gate.pass();
+        self.inner.scan(root, paths)
+    }
+}
+
 /// Every scan an analyzer was asked for: `(key, paths)`.
 pub type ScanLog = Arc<Mutex<Vec<(String, Vec<String>)>>>;
 
@@ -594,6 +615,34 @@ impl Fake {
         }
     }
 
+    /// A coordinator in a git workspace with the policy `p1` whose scans block until `gate`
+    /// opens.
+    pub fn blocking_analysis(config: pi_native_hooks::wave::WaveConfig, gate: &Arc<Gate>) -> Self {
+        let fs = FakeFs::new();
+        let workspace = FakeWorkspace::git(&fs);
+        let captures = Arc::clone(&workspace.captures);
+        let (analyzer, scans) = Counting::new(Blocking {
+            inner: FakeAnalyzer {
+                key: "fake:analyzer".into(),
+                fs: Arc::clone(&fs),
+            },
+            gate: Arc::clone(gate),
+        });
+        let analysis = pi_native_hooks::wave::AnalysisCoordinator::new(
+            vec![Box::new(analyzer)],
+            Arc::new(FakePolicies::new(&["p1"])),
+        )
+        .expect("unique keys");
+        let coordinator =
+            WaveCoordinator::new(config, workspace, analysis).expect("inside a runtime");
+        Self {
+            coordinator,
+            fs,
+            scans,
+            captures,
+        }
+    }
+
     pub fn scan_count(&self) -> usize {
         self.scans.lock().expect("scans").len()
     }
@@ -604,7 +653,10 @@ impl Fake {
 
     /// The status after every background task ended.
     pub async fn settled(&self) -> pi_native_hooks::wave::WaveStatus {
-        self.coordinator.idle().await;
+        self.coordinator
+            .idle()
+            .await
+            .expect("every background task ends within the timeout");
         self.coordinator.status()
     }
 }
