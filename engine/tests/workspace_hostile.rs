@@ -109,12 +109,21 @@ fn fifos_and_symlinks_to_them_are_never_opened() {
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the snapshots return instead of blocking");
     let full = full.expect("full snapshot");
-    // The same paths as git; git calls the FIFO that replaced a tracked file a modification
-    // (`.M`), gix a type change (`.T`).
+    // The same paths as git, plus the untracked FIFO git never lists (a special file appearing is
+    // a change the analysis and the gate must see); git calls the FIFO that replaced a tracked
+    // file a modification (`.M`), gix a type change (`.T`).
     let paths = |records: std::collections::BTreeSet<(String, String)>| -> Vec<String> {
         records.into_iter().map(|(path, _)| path).collect()
     };
-    assert_eq!(paths(records(&full)), paths(repo.git_status()));
+    let mut expected = paths(repo.git_status());
+    expected.push("pipe".to_owned());
+    expected.sort();
+    assert_eq!(paths(records(&full)), expected);
+    assert_eq!(xy_map(&full).get("pipe").map(String::as_str), Some("??"));
+    assert_eq!(
+        full.entry("pipe").map(|e| &e.content),
+        Some(&Content::Other)
+    );
     assert_eq!(
         xy_map(&full).get("tracked.ts").map(String::as_str),
         Some(".T")
@@ -128,7 +137,7 @@ fn fifos_and_symlinks_to_them_are_never_opened() {
         Some(&Content::Other)
     );
     // The analysis is asked about both, and reports them as not analyzed.
-    assert_eq!(full.dirty_paths(), set(&["tracked.ts", "x.ts"]));
+    assert_eq!(full.dirty_paths(), set(&["pipe", "tracked.ts", "x.ts"]));
     let limited = limited.expect("limited snapshot");
     assert_eq!(
         limited.entry("tracked.ts").map(|e| &e.content),

@@ -475,8 +475,9 @@ fn untracked_files(
     Ok(untracked.paths)
 }
 
-/// Collects untracked paths from the directory walk, like gix's status delegate: entries of a type
-/// git cannot track (sockets, FIFOs) are never shown.
+/// Collects untracked paths from the directory walk. Unlike `git status`, entries of a type git
+/// cannot track (FIFOs, sockets, devices) are kept: a FIFO named `src/x.ts` appearing is a change
+/// the analysis must report as not analyzed and the gate must see, never a silent nothing.
 struct Untracked<'a> {
     paths: Vec<BString>,
     cancel: &'a CancelToken,
@@ -488,9 +489,7 @@ impl gix::dir::walk::Delegate for Untracked<'_> {
         entry: gix::dir::EntryRef<'_>,
         _collapsed_directory_status: Option<gix::dir::entry::Status>,
     ) -> gix::dir::walk::Action {
-        if entry.disk_kind != Some(gix::dir::entry::Kind::Untrackable)
-            && entry.status == gix::dir::entry::Status::Untracked
-        {
+        if entry.status == gix::dir::entry::Status::Untracked {
             self.paths.push(entry.rela_path.into_owned());
         }
         if self.cancel.is_cancelled() {
