@@ -33,4 +33,4 @@ pub use run::{
     AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, DiagnosticRun, UndecidedRequirement,
     VerificationRun,
 };
-pub use sandbox::{Cancellation, POLICY_STACK, RunError, Sandbox, SandboxLimits};
+pub use sandbox::{Cancellation, POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};
