@@ -27,6 +27,7 @@ thread_local! {
     static NET_BYTES: Cell<i64> = const { Cell::new(0) };
 }
 
+#[inline]
 fn add(delta: i64) {
     // During thread teardown the slot may be gone: such frees are not a policy call's.
     let _ = NET_BYTES.try_with(|net| net.set(net.get().wrapping_add(delta)));
@@ -44,6 +45,7 @@ pub struct CountingAllocator;
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged and only adds
 // bookkeeping on a thread-local cell that never allocates.
 unsafe impl GlobalAlloc for CountingAllocator {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged; the caller upholds `alloc`'s contract.
         let pointer = unsafe { System.alloc(layout) };
@@ -53,6 +55,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
         pointer
     }
 
+    #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged; the caller upholds `alloc_zeroed`'s contract.
         let pointer = unsafe { System.alloc_zeroed(layout) };
@@ -62,12 +65,14 @@ unsafe impl GlobalAlloc for CountingAllocator {
         pointer
     }
 
+    #[inline]
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
         // SAFETY: forwarded unchanged; `pointer` was allocated by `System` with `layout`.
         unsafe { System.dealloc(pointer, layout) };
         add(-signed(layout.size()));
     }
 
+    #[inline]
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: forwarded unchanged; the caller upholds `realloc`'s contract.
         let grown = unsafe { System.realloc(pointer, layout, new_size) };
