@@ -14,6 +14,12 @@ use pi_native_hooks::policy::{Cancellation, PolicyRegistry, RegistrySource, Sand
 use std::hint::black_box;
 use std::sync::Arc;
 
+// The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
+// memory budget), so its cost is part of what is measured.
+#[global_allocator]
+static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
+    pi_native_hooks::policy::budget::CountingAllocator;
+
 const POLICY: &str = "typescript-no-non-null-assertion";
 
 fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {

@@ -37,6 +37,12 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
 
+// The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
+// memory budget), so its cost is part of what is measured.
+#[global_allocator]
+static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
+    pi_native_hooks::policy::budget::CountingAllocator;
+
 /// Wave sizes, in files.
 const WAVES: [usize; 3] = [1, 10, 100];
 /// Files in the generated corpus (the largest wave).

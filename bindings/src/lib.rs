@@ -10,5 +10,9 @@ mod open;
 mod session;
 mod types;
 
+#[global_allocator]
+static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
+    pi_native_hooks::policy::budget::CountingAllocator;
+
 pub use open::open_session;
 pub use session::HookSession;

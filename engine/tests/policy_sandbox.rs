@@ -205,7 +205,10 @@ fn print_and_debug_go_to_the_call_log() {
         vec![
             "hello".to_owned(),
             "[debug line 3] \"state\"".to_owned(),
-            "0".to_owned()
+            "0".to_owned(),
+            // Dropped output is counted, never cut silently.
+            "[9 more line(s), 9 bytes, not kept: the log keeps 3 lines and 16384 bytes per call]"
+                .to_owned(),
         ]
     );
 }

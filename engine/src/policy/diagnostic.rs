@@ -49,6 +49,11 @@ impl DiagnosticValue {
         Self { finding, guidance }
     }
 
+    /// The guidance text.
+    pub fn guidance(&self) -> &str {
+        &self.guidance
+    }
+
     fn into_diagnostic(
         self,
         policy: &str,

@@ -6,6 +6,8 @@
 //! ([`PolicyRegistry::evaluate_diagnostics`]); verification policies decide which required
 //! commands a set of changed paths needs ([`PolicyRegistry::affected_requirements`]).
 
+mod affects_cache;
+pub mod budget;
 pub mod builtin;
 pub mod contract;
 pub mod diagnostic;
@@ -14,6 +16,7 @@ pub mod doctor;
 pub mod failure;
 pub mod init;
 mod literal;
+mod natives;
 pub mod registry;
 pub mod run;
 pub mod sandbox;
@@ -26,5 +29,8 @@ pub use diagnostic::PolicyDiagnostic;
 pub use digest::registry_digest;
 pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
 pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource};
-pub use run::{AffectedRequirement, DiagnosticRun, VerificationRun};
-pub use sandbox::{Cancellation, RunError, Sandbox, SandboxLimits};
+pub use run::{
+    AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, DiagnosticRun, UndecidedRequirement,
+    VerificationRun,
+};
+pub use sandbox::{Cancellation, POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};

@@ -34,6 +34,8 @@ pub struct LoadedPolicy {
     /// The validated metadata.
     pub contract: PolicyContract,
     pub(super) ast: Arc<AST>,
+    /// SHA-256 of the policy text: what the `affects` cache is keyed by.
+    pub(super) digest: Arc<str>,
 }
 
 /// The loaded policies of one config root. Immutable; reload by building a new one.
@@ -178,6 +180,7 @@ impl PolicyRegistry {
             path: path.to_path_buf(),
             contract,
             ast: Arc::new(ast),
+            digest: registry_digest([("", text)]).into(),
         })
     }
 

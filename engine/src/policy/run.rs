@@ -1,16 +1,44 @@
 //! Running loaded policies: diagnostic policies over one shared `Arc<AnalysisSnapshot>` (fan-out)
-//! and verification policies' `affects(path)` predicates. A failing policy is reported and its
-//! siblings still run.
+//! and verification policies' `affects(path)` predicates, within a total time budget per
+//! evaluation and cached per (policy digest, function, path). A failing policy is reported and
+//! its siblings still run; failure messages are truncated.
 
+use super::affects_cache;
 use super::contract::{PolicySpec, ProjectSpec, Requirement, VerificationSpec};
 use super::diagnostic::{PolicyDiagnostic, from_result};
-use super::failure::{FailureReason, PolicyFailure, PolicyLog};
+use super::failure::{FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog, bounded};
 use super::registry::{LoadedPolicy, PolicyRegistry};
-use super::sandbox::{CallOutput, Cancellation};
+use super::sandbox::{CallOutput, Cancellation, RunError};
 use super::view::SnapshotView;
 use crate::analysis::AnalysisSnapshot;
 use rhai::{Dynamic, ImmutableString};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The total time the `affects` predicates of one evaluation may take: one wave's changes, one
+/// settle or restore refresh. Each call still has its own deadline
+/// ([`SandboxLimits::deadline`](super::SandboxLimits::deadline)) and no call runs past the budget;
+/// requirements still undecided when it runs out are reported in
+/// [`VerificationRun::undecided`] (the gate makes them `unknown`). Cached answers cost nothing.
+pub const AFFECTS_BUDGET: Duration = Duration::from_secs(1);
+
+/// How one evaluation of the verification policies runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AffectsOptions {
+    /// The total time budget of the evaluation's predicate calls.
+    pub budget: Duration,
+    /// Keep what the predicates print (only for a caller that shows it).
+    pub keep_logs: bool,
+}
+
+impl Default for AffectsOptions {
+    fn default() -> Self {
+        Self {
+            budget: AFFECTS_BUDGET,
+            keep_logs: true,
+        }
+    }
+}
 
 /// What the diagnostic policies produced for one snapshot.
 #[derive(Clone, Debug, Default)]
@@ -36,6 +64,18 @@ pub struct AffectedRequirement {
     pub paths: Vec<String>,
 }
 
+/// A requirement the budget ran out on: no path was found to affect it, but not every path was
+/// checked, so it can be neither affected nor unaffected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UndecidedRequirement {
+    /// The verification policy's id.
+    pub policy: String,
+    /// The requirement.
+    pub requirement: Requirement,
+    /// Why, for the user.
+    pub reason: String,
+}
+
 /// What the verification policies decided for a set of changed paths.
 #[derive(Clone, Debug, Default)]
 pub struct VerificationRun {
@@ -43,8 +83,12 @@ pub struct VerificationRun {
     pub requirements: Vec<AffectedRequirement>,
     /// Predicates that failed (the requirement is then reported as failed, not as unaffected).
     pub failures: Vec<PolicyFailure>,
-    /// What the policies printed.
+    /// Requirements left undecided when the budget ran out.
+    pub undecided: Vec<UndecidedRequirement>,
+    /// What the policies printed (empty unless [`AffectsOptions::keep_logs`]).
     pub logs: Vec<PolicyLog>,
+    /// Predicate calls that ran (the others were answered from the cache).
+    pub predicate_calls: usize,
 }
 
 impl PolicyRegistry {
@@ -122,7 +166,8 @@ impl PolicyRegistry {
             })
     }
 
-    /// Whether a change to `path` requires `requirement` of verification policy `policy`.
+    /// Whether a change to `path` requires `requirement` of verification policy `policy` (no
+    /// cache, no budget beyond the call's own deadline).
     pub fn affects(
         &self,
         policy: &LoadedPolicy,
@@ -131,12 +176,25 @@ impl PolicyRegistry {
         cancel: &Cancellation,
         logs: &mut Vec<PolicyLog>,
     ) -> Result<bool, PolicyFailure> {
+        self.affects_until(policy, requirement, path, cancel, None, logs)
+    }
+
+    fn affects_until(
+        &self,
+        policy: &LoadedPolicy,
+        requirement: &Requirement,
+        path: &str,
+        cancel: &Cancellation,
+        until: Option<Instant>,
+        logs: &mut Vec<PolicyLog>,
+    ) -> Result<bool, PolicyFailure> {
         let mut failures = Vec::new();
-        let output = self.sandbox.call(
+        let output = self.sandbox.call_until(
             &policy.ast,
             &requirement.affects,
             (ImmutableString::from(path),),
             cancel,
+            until,
         );
         let value = collect(policy, &requirement.affects, output, logs, &mut failures);
         match (value, failures.pop()) {
@@ -156,22 +214,73 @@ impl PolicyRegistry {
         }
     }
 
-    /// Evaluates every requirement of every verification policy against `paths`.
+    /// Evaluates every requirement of every verification policy against `paths`, within
+    /// [`AFFECTS_BUDGET`], keeping what the predicates print.
     pub fn affected_requirements(
         &self,
         paths: &[String],
         cancel: &Cancellation,
     ) -> VerificationRun {
+        self.affected_requirements_with(paths, cancel, AffectsOptions::default())
+    }
+
+    /// Evaluates every requirement of every verification policy against `paths`: answers come
+    /// from the cache when it has them, otherwise from a predicate call, until `options.budget`
+    /// runs out; a requirement no path was found to affect before then is undecided.
+    pub fn affected_requirements_with(
+        &self,
+        paths: &[String],
+        cancel: &Cancellation,
+        options: AffectsOptions,
+    ) -> VerificationRun {
+        let budget_end = Instant::now() + options.budget;
         let mut run = VerificationRun::default();
+        let mut discarded = Vec::new();
         for (policy, spec) in self.verification_policies() {
             for requirement in &spec.requirements {
                 let mut affecting = Vec::new();
+                let mut out_of_budget = false;
                 for path in paths {
-                    match self.affects(policy, requirement, path, cancel, &mut run.logs) {
+                    let function = requirement.affects.as_str();
+                    let answer = match affects_cache::get(&policy.digest, function, path) {
+                        Some(answer) => Ok(answer),
+                        None if out_of_budget || Instant::now() >= budget_end => {
+                            out_of_budget = true;
+                            continue;
+                        }
+                        None => {
+                            run.predicate_calls += 1;
+                            let logs = if options.keep_logs {
+                                &mut run.logs
+                            } else {
+                                &mut discarded
+                            };
+                            let answer = self.affects_until(
+                                policy,
+                                requirement,
+                                path,
+                                cancel,
+                                Some(budget_end),
+                                logs,
+                            );
+                            discarded.clear();
+                            if let Ok(answer) = answer {
+                                affects_cache::put(&policy.digest, function, path, answer);
+                            }
+                            answer
+                        }
+                    };
+                    match answer {
                         Ok(true) => affecting.push(path.clone()),
                         Ok(false) => {}
+                        // The budget, not the call's own deadline, stopped it.
+                        Err(PolicyFailure {
+                            reason: FailureReason::Run(RunError::Timeout(given)),
+                            ..
+                        }) if given < self.sandbox.limits().deadline => out_of_budget = true,
                         Err(failed) => {
                             run.failures.push(failed);
+                            out_of_budget = false;
                             break;
                         }
                     }
@@ -183,6 +292,16 @@ impl PolicyRegistry {
                         requirement: requirement.clone(),
                         paths: affecting,
                     });
+                } else if out_of_budget {
+                    run.undecided.push(UndecidedRequirement {
+                        policy: policy.contract.id.clone(),
+                        requirement: requirement.clone(),
+                        reason: format!(
+                            "the `affects` predicates ran out of their {} ms budget before `{}` was decided for every changed path",
+                            options.budget.as_millis(),
+                            requirement.affects
+                        ),
+                    });
                 }
             }
         }
@@ -191,6 +310,12 @@ impl PolicyRegistry {
 }
 
 fn failure(policy: &LoadedPolicy, function: &str, reason: FailureReason) -> PolicyFailure {
+    let reason = match reason {
+        FailureReason::Malformed(message) => {
+            FailureReason::Malformed(bounded(&message, MAX_MESSAGE_BYTES))
+        }
+        run => run,
+    };
     PolicyFailure {
         policy: policy.contract.id.clone(),
         path: policy.path.clone(),

@@ -1,7 +1,13 @@
 //! The Rhai sandbox every policy runs in: a raw engine with only pure packages, no modules, no
-//! `eval`, strict variables, bounded operations, call depth, expression depth and value sizes, a
-//! wall-clock deadline with cancellation, `print`/`debug` captured in memory, and panics contained.
+//! `eval`, no closures that capture (so no reference cycle outlives a call), strict variables,
+//! bounded operations, call depth, expression depth and value sizes, a wall-clock deadline checked
+//! on every operation, a memory budget per call, cancellation, `print`/`debug` captured in memory
+//! with a byte cap, a stack of known size, truncated error messages, and panics contained.
 
+use super::budget;
+use super::diagnostic::DiagnosticValue;
+use super::failure::{MAX_MESSAGE_BYTES, bounded};
+use super::natives::{self, LimitHit, limit_hit};
 use super::view;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
@@ -11,6 +17,7 @@ use rhai::{
     AST, CallFnOptions, Dynamic, Engine, EvalAltResult, FuncArgs, OptimizationLevel, Scope,
 };
 use std::cell::RefCell;
+use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,7 +34,8 @@ pub struct SandboxLimits {
     pub max_expr_depth: usize,
     /// Expression nesting inside functions.
     pub max_function_expr_depth: usize,
-    /// Bytes of string data in one value (nested strings are summed).
+    /// Bytes of string data in one value (nested strings are summed; in a returned value, map
+    /// keys and diagnostic guidance count too).
     pub max_string_size: usize,
     /// Elements in one array (nested arrays are summed).
     pub max_array_size: usize,
@@ -37,6 +45,13 @@ pub struct SandboxLimits {
     pub deadline: Duration,
     /// Lines of `print`/`debug` output kept per call.
     pub max_log_lines: usize,
+    /// Bytes kept of one `print`/`debug` line (the rest is cut, with a marker).
+    pub max_log_line_bytes: usize,
+    /// Bytes of `print`/`debug` output kept per call, over all lines.
+    pub max_log_bytes: usize,
+    /// Net bytes a call may allocate (enforced when [`budget::CountingAllocator`] is the global
+    /// allocator; checked between operations and when the call returns).
+    pub memory_budget: usize,
 }
 
 impl Default for SandboxLimits {
@@ -46,11 +61,14 @@ impl Default for SandboxLimits {
             max_call_levels: 32,
             max_expr_depth: 64,
             max_function_expr_depth: 32,
-            max_string_size: 16 * 1024 * 1024,
+            max_string_size: 4 * 1024 * 1024,
             max_array_size: 200_000,
-            max_map_size: 1_000_000,
+            max_map_size: 100_000,
             deadline: Duration::from_millis(500),
             max_log_lines: 100,
+            max_log_line_bytes: 1024,
+            max_log_bytes: 16 * 1024,
+            memory_budget: 32 * 1024 * 1024,
         }
     }
 }
@@ -115,8 +133,55 @@ fn at_line(line: Option<usize>) -> String {
 pub struct CallOutput {
     /// The result, or why there is none.
     pub result: Result<Dynamic, RunError>,
-    /// Captured `print`/`debug` output, oldest first, at most [`SandboxLimits::max_log_lines`].
+    /// Captured `print`/`debug` output, oldest first, within [`SandboxLimits::max_log_lines`],
+    /// [`SandboxLimits::max_log_line_bytes`] and [`SandboxLimits::max_log_bytes`]; when output was
+    /// dropped, a last line says how much.
     pub log: Vec<String>,
+}
+
+/// The stack every policy call (and compilation) is guaranteed: a call that starts on a thread
+/// with less stack left runs on a fresh stack of [`POLICY_STACK`] bytes instead (same thread, so
+/// the memory budget's per-thread count still applies, and no thread hop). Policies run on tokio's
+/// blocking pool (2 MiB stacks, so they always get a fresh stack), on the CLI's main thread
+/// (8 MiB: enough left, no cost) and on test threads; this makes their stack independent of where
+/// they run. Sized from measurement: the deepest recursion the limits allow (call depth and
+/// expression depth) uses 1.2 MiB in a debug build (tested below), under a third of it.
+pub const POLICY_STACK_MIN: usize = 4 * 1024 * 1024;
+
+/// The size of the fresh stack a call gets when [`POLICY_STACK_MIN`] is not left.
+pub const POLICY_STACK: usize = 8 * 1024 * 1024;
+
+/// The `print`/`debug` lines of one call, capped in lines and bytes.
+#[derive(Debug, Default)]
+struct CallLog {
+    lines: Vec<String>,
+    bytes: usize,
+    dropped_lines: usize,
+    dropped_bytes: usize,
+}
+
+impl CallLog {
+    fn push(&mut self, text: &str, limits: &SandboxLimits) {
+        let room = limits.max_log_bytes.saturating_sub(self.bytes);
+        if self.lines.len() >= limits.max_log_lines || room == 0 {
+            self.dropped_lines += 1;
+            self.dropped_bytes = self.dropped_bytes.saturating_add(text.len());
+            return;
+        }
+        let line = bounded(text, limits.max_log_line_bytes.min(room));
+        self.bytes += line.len();
+        self.lines.push(line);
+    }
+
+    fn finish(mut self, limits: &SandboxLimits) -> Vec<String> {
+        if self.dropped_lines > 0 {
+            self.lines.push(format!(
+                "[{} more line(s), {} bytes, not kept: the log keeps {} lines and {} bytes per call]",
+                self.dropped_lines, self.dropped_bytes, limits.max_log_lines, limits.max_log_bytes
+            ));
+        }
+        self.lines
+    }
 }
 
 /// Per-call state the engine's callbacks reach through a thread-local: the engine is shared, the
@@ -125,37 +190,98 @@ struct CallState {
     deadline: Instant,
     timed_out: bool,
     cancel: Cancellation,
-    log: Vec<String>,
-    max_log_lines: usize,
+    log: CallLog,
+    limits: SandboxLimits,
+    memory_start: i64,
+    /// Set when the memory budget was found exceeded: the next variable read throws
+    /// [`LimitHit`] (which keeps its line). Until then the call may run a few more operations
+    /// that allocate nothing more ([`GRACE_OPERATIONS`], [`GRACE_BYTES`]); otherwise it is
+    /// terminated at once, without a line.
+    memory_exceeded: Option<Grace>,
+}
+
+/// The operations and bytes a call that exceeded its memory budget may still use while waiting
+/// for a variable read to report the line.
+#[derive(Clone, Copy, Debug)]
+struct Grace {
+    used: i64,
+    operations: u32,
+}
+
+const GRACE_OPERATIONS: u32 = 64;
+const GRACE_BYTES: i64 = 1024 * 1024;
+
+impl CallState {
+    /// Net bytes allocated by this thread since the call started.
+    fn memory_used(&self) -> i64 {
+        budget::thread_net_bytes() - self.memory_start
+    }
+
+    fn over_budget(&self) -> bool {
+        self.memory_used() > i64::try_from(self.limits.memory_budget).unwrap_or(i64::MAX)
+    }
 }
 
 thread_local! {
     static CALL: RefCell<Option<CallState>> = const { RefCell::new(None) };
 }
 
-/// How many operations pass between two clock reads.
-const CLOCK_EVERY: u64 = 512;
-
-fn on_progress(operations: u64) -> Option<Dynamic> {
+/// Called by Rhai before every operation: the cancellation flag, the clock and the memory budget
+/// are checked each time, so a call overruns a bound by at most one operation.
+fn on_progress(_operations: u64) -> Option<Dynamic> {
     CALL.with_borrow_mut(|state| {
         let state = state.as_mut()?;
         if state.cancel.is_cancelled() {
-            return Some(Dynamic::from("cancelled"));
+            return Some(Dynamic::UNIT);
         }
-        if operations.is_multiple_of(CLOCK_EVERY) && Instant::now() >= state.deadline {
+        if Instant::now() >= state.deadline {
             state.timed_out = true;
-            return Some(Dynamic::from("deadline"));
+            return Some(Dynamic::UNIT);
+        }
+        if let Some(grace) = &mut state.memory_exceeded {
+            // No variable read has stopped the call yet (or the policy caught the error): stop
+            // now unless it still allocates nothing and a read may come soon.
+            grace.operations += 1;
+            let used = budget::thread_net_bytes() - state.memory_start;
+            if grace.operations > GRACE_OPERATIONS || used > grace.used + GRACE_BYTES {
+                return Some(Dynamic::UNIT);
+            }
+        } else if state.over_budget() {
+            state.memory_exceeded = Some(Grace {
+                used: state.memory_used(),
+                operations: 0,
+            });
         }
         None
     })
 }
 
-fn capture(line: String) {
+/// Called by Rhai on every variable read: once the memory budget is exceeded, the read throws,
+/// so the failure names the line.
+fn on_var(
+    _name: &str,
+    _index: usize,
+    _context: rhai::EvalContext,
+) -> Result<Option<Dynamic>, Box<EvalAltResult>> {
+    let exceeded = CALL.with_borrow(|state| {
+        state
+            .as_ref()
+            .is_some_and(|state| state.memory_exceeded.is_some())
+    });
+    if exceeded {
+        Err(limit_hit(MEMORY_LIMIT))
+    } else {
+        Ok(None)
+    }
+}
+
+const MEMORY_LIMIT: &str = "memory";
+
+fn capture(text: &str) {
     CALL.with_borrow_mut(|state| {
-        if let Some(state) = state.as_mut()
-            && state.log.len() < state.max_log_lines
-        {
-            state.log.push(line);
+        if let Some(state) = state.as_mut() {
+            let limits = state.limits;
+            state.log.push(text, &limits);
         }
     });
 }
@@ -184,6 +310,7 @@ impl Sandbox {
     /// Builds the sandboxed engine with `limits`.
     pub fn new(limits: SandboxLimits) -> Self {
         let mut engine = Engine::new_raw();
+        let max_log_line = limits.max_log_line_bytes;
         for package in [
             ArithmeticPackage::new().as_shared_module(),
             LogicPackage::new().as_shared_module(),
@@ -209,15 +336,18 @@ impl Sandbox {
             .set_max_map_size(limits.max_map_size)
             .set_max_variables(1_000)
             .set_max_functions(1_000)
-            .on_progress(on_progress)
-            .on_print(|text| capture(text.to_owned()))
-            .on_debug(|text, _, position| {
-                capture(match position.line() {
-                    Some(line) => format!("[debug line {line}] {text}"),
-                    None => format!("[debug] {text}"),
-                });
+            .on_progress(on_progress);
+        #[allow(deprecated, reason = "`on_var` is stable in use, only marked volatile")]
+        engine.on_var(on_var);
+        engine.on_print(capture).on_debug(move |text, _, position| {
+            let text = bounded(text, max_log_line);
+            capture(&match position.line() {
+                Some(line) => format!("[debug line {line}] {text}"),
+                None => format!("[debug] {text}"),
             });
+        });
         view::register(&mut engine);
+        natives::register(&mut engine, &limits);
         Self { engine, limits }
     }
 
@@ -228,7 +358,10 @@ impl Sandbox {
 
     /// Compiles a policy script (no code runs). Parse errors name the line.
     pub fn compile(&self, source: &str) -> Result<AST, RunError> {
-        match catch_unwind(AssertUnwindSafe(|| self.engine.compile(source))) {
+        let compiled = stacker::maybe_grow(POLICY_STACK_MIN, POLICY_STACK, || {
+            catch_unwind(AssertUnwindSafe(|| self.engine.compile(source)))
+        });
+        match compiled {
             Ok(Ok(ast)) => Ok(ast),
             Ok(Err(error)) if *error.err_type() == rhai::ParseErrorType::ExprTooDeep => {
                 Err(RunError::Limit {
@@ -237,7 +370,7 @@ impl Sandbox {
                 })
             }
             Ok(Err(error)) => Err(RunError::Script {
-                message: error.err_type().to_string(),
+                message: display_bounded(error.err_type()),
                 line: error.position().line(),
             }),
             Err(payload) => Err(RunError::Panic(panic_message(payload.as_ref()))),
@@ -254,25 +387,72 @@ impl Sandbox {
         args: impl FuncArgs,
         cancel: &Cancellation,
     ) -> CallOutput {
+        self.call_until(ast, name, args, cancel, None)
+    }
+
+    /// [`Sandbox::call`] that also stops at `until` when it comes before the call's own deadline
+    /// (a total budget over several calls). A call stopped at `until` fails with
+    /// [`RunError::Timeout`] carrying the time it was given.
+    pub fn call_until(
+        &self,
+        ast: &AST,
+        name: &str,
+        args: impl FuncArgs,
+        cancel: &Cancellation,
+        until: Option<Instant>,
+    ) -> CallOutput {
+        stacker::maybe_grow(POLICY_STACK_MIN, POLICY_STACK, || {
+            self.call_here(ast, name, args, cancel, until)
+        })
+    }
+
+    fn call_here(
+        &self,
+        ast: &AST,
+        name: &str,
+        args: impl FuncArgs,
+        cancel: &Cancellation,
+        until: Option<Instant>,
+    ) -> CallOutput {
+        let started = Instant::now();
+        let own = started + self.limits.deadline;
+        let deadline = until.map_or(own, |until| until.min(own));
         let previous = CALL.replace(Some(CallState {
-            deadline: Instant::now() + self.limits.deadline,
+            deadline,
             timed_out: false,
             cancel: cancel.clone(),
-            log: Vec::new(),
-            max_log_lines: self.limits.max_log_lines,
+            log: CallLog::default(),
+            limits: self.limits,
+            memory_start: budget::thread_net_bytes(),
+            memory_exceeded: None,
         }));
         let options = CallFnOptions::new().eval_ast(false);
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             self.engine
                 .call_fn_with_options::<Dynamic>(options, &mut Scope::new(), ast, name, args)
         }));
+        let over_budget =
+            CALL.with_borrow(|state| state.as_ref().is_some_and(CallState::over_budget));
         let state = CALL.replace(previous);
-        let (timed_out, log) = state.map(|s| (s.timed_out, s.log)).unwrap_or_default();
+        let (timed_out, memory_exceeded, log) = state
+            .map(|s| {
+                let exceeded = s.memory_exceeded.is_some();
+                (s.timed_out, exceeded, s.log.finish(&self.limits))
+            })
+            .unwrap_or_default();
         let result = match outcome {
+            Ok(Ok(_)) if over_budget => Err(RunError::Limit {
+                limit: MEMORY_LIMIT.to_owned(),
+                line: None,
+            }),
             Ok(Ok(value)) => self.check_size(value),
-            Ok(Err(error)) if timed_out && is_terminated(&error) => {
-                Err(RunError::Timeout(self.limits.deadline))
-            }
+            Ok(Err(error)) if timed_out && is_terminated(&error) => Err(RunError::Timeout(
+                deadline.saturating_duration_since(started),
+            )),
+            Ok(Err(error)) if memory_exceeded && is_terminated(&error) => Err(RunError::Limit {
+                limit: MEMORY_LIMIT.to_owned(),
+                line: line_of(&error),
+            }),
             Ok(Err(error)) => Err(classify(&error)),
             Err(payload) => Err(RunError::Panic(panic_message(payload.as_ref()))),
         };
@@ -282,10 +462,10 @@ impl Sandbox {
 
 impl Sandbox {
     /// Rhai does not size-check every way of growing a value (a map filled by index assignment,
-    /// a returned value): measure what a call returns against the same limits.
+    /// a returned value) nor what it cannot see (map keys, the guidance of a `Diagnostic`):
+    /// measure what a call returns against the same limits.
     fn check_size(&self, value: Dynamic) -> Result<Dynamic, RunError> {
-        let mut sizes = Sizes::default();
-        sizes.add(&value);
+        let sizes = Sizes::of(&value)?;
         let exceeded = if sizes.string > self.limits.max_string_size {
             Some("length of string")
         } else if sizes.array > self.limits.max_array_size {
@@ -305,7 +485,9 @@ impl Sandbox {
     }
 }
 
-/// Summed sizes of a value, as Rhai measures them (nested values count towards their container).
+/// Summed sizes of a value, as Rhai measures them (nested values count towards their container),
+/// plus map keys and the guidance of `Diagnostic` values as string bytes. A guidance string shared
+/// with the previous diagnostic (as `snapshot.report(guidance)` makes them) counts once.
 #[derive(Default)]
 struct Sizes {
     string: usize,
@@ -313,21 +495,51 @@ struct Sizes {
     map: usize,
 }
 
+/// How deep a returned value may nest (arrays and maps in arrays and maps).
+const MAX_RESULT_DEPTH: usize = 1_000;
+
 impl Sizes {
-    fn add(&mut self, value: &Dynamic) {
-        if let Some(text) = value.read_lock::<rhai::ImmutableString>() {
-            self.string += text.len();
-        } else if value.is_array() {
-            if let Some(items) = value.read_lock::<rhai::Array>() {
-                self.array += items.len();
-                items.iter().for_each(|item| self.add(item));
-            }
-        } else if value.is_map()
-            && let Some(map) = value.read_lock::<rhai::Map>()
-        {
-            self.map += map.len();
-            map.values().for_each(|item| self.add(item));
+    fn of(value: &Dynamic) -> Result<Self, RunError> {
+        let mut sizes = Self::default();
+        let mut last_guidance = None;
+        sizes.add(value, 0, &mut last_guidance)?;
+        Ok(sizes)
+    }
+
+    fn add(
+        &mut self,
+        value: &Dynamic,
+        depth: usize,
+        last_guidance: &mut Option<*const u8>,
+    ) -> Result<(), RunError> {
+        if depth > MAX_RESULT_DEPTH {
+            return Err(RunError::Limit {
+                limit: "depth of a returned value".to_owned(),
+                line: None,
+            });
         }
+        if let Some(text) = value.read_lock::<rhai::ImmutableString>() {
+            self.string = self.string.saturating_add(text.len());
+        } else if let Some(items) = value.read_lock::<rhai::Array>() {
+            self.array = self.array.saturating_add(items.len());
+            for item in items.iter() {
+                self.add(item, depth + 1, last_guidance)?;
+            }
+        } else if let Some(map) = value.read_lock::<rhai::Map>() {
+            self.map = self.map.saturating_add(map.len());
+            for (key, item) in map.iter() {
+                self.string = self.string.saturating_add(key.len());
+                self.add(item, depth + 1, last_guidance)?;
+            }
+        } else if let Some(diagnostic) = value.read_lock::<DiagnosticValue>() {
+            // Diagnostics from one `report(guidance)` share one string: count it once.
+            let guidance = diagnostic.guidance();
+            if *last_guidance != Some(guidance.as_ptr()) {
+                self.string = self.string.saturating_add(guidance.len());
+                *last_guidance = Some(guidance.as_ptr());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -342,32 +554,84 @@ fn is_terminated(error: &EvalAltResult) -> bool {
     matches!(root_cause(error), EvalAltResult::ErrorTerminated(..))
 }
 
+/// The innermost known line: errors raised by native functions carry no position, the call that
+/// raised them does.
+fn line_of(error: &EvalAltResult) -> Option<usize> {
+    match error {
+        EvalAltResult::ErrorInFunctionCall(_, _, inner, position) => {
+            line_of(inner).or_else(|| position.line())
+        }
+        other => other.position().line(),
+    }
+}
+
 fn classify(error: &EvalAltResult) -> RunError {
     let cause = root_cause(error);
-    let line = cause.position().line().or_else(|| error.position().line());
+    let line = line_of(error);
     let limit = |name: &str| RunError::Limit {
         limit: name.to_owned(),
         line,
     };
     match cause {
+        EvalAltResult::ErrorRuntime(value, _) if value.is::<LimitHit>() => {
+            limit(value.clone().cast::<LimitHit>().0)
+        }
         EvalAltResult::ErrorTerminated(..) => RunError::Cancelled,
         EvalAltResult::ErrorTooManyOperations(_) => limit("operations"),
         EvalAltResult::ErrorStackOverflow(_) => limit("call depth"),
         EvalAltResult::ErrorTooManyVariables(_) => limit("variables"),
         EvalAltResult::ErrorDataTooLarge(what, _) => limit(&what.to_lowercase()),
         other => RunError::Script {
-            message: other.to_string(),
+            message: display_bounded(other),
             line,
         },
     }
 }
 
+/// `value` as text, formatting at most [`MAX_MESSAGE_BYTES`] (a thrown 10 MB map costs no more
+/// than a short one), with a marker when it was cut.
+fn display_bounded(value: &impl std::fmt::Display) -> String {
+    let mut writer = BoundedWriter {
+        text: String::new(),
+        cut: false,
+    };
+    // An error only means the writer stopped early.
+    let _ = write!(writer, "{value}");
+    if writer.cut {
+        writer.text.push_str("… (truncated)");
+    }
+    writer.text
+}
+
+struct BoundedWriter {
+    text: String,
+    cut: bool,
+}
+
+impl std::fmt::Write for BoundedWriter {
+    fn write_str(&mut self, part: &str) -> std::fmt::Result {
+        let room = MAX_MESSAGE_BYTES.saturating_sub(self.text.len());
+        if part.len() <= room {
+            self.text.push_str(part);
+            return Ok(());
+        }
+        let mut end = room;
+        while !part.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&part[..end]);
+        self.cut = true;
+        Err(std::fmt::Error)
+    }
+}
+
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
+    let message = payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    bounded(&message, MAX_MESSAGE_BYTES)
 }
 
 #[cfg(test)]
@@ -396,5 +660,43 @@ mod tests {
                 .as_int(),
             Ok(42)
         );
+    }
+
+    #[test]
+    fn the_deepest_recursion_the_limits_allow_fits_in_half_the_guaranteed_stack() {
+        use std::sync::atomic::AtomicUsize;
+        static LEAST_REMAINING: AtomicUsize = AtomicUsize::new(usize::MAX);
+        let mut sandbox = Sandbox::default();
+        sandbox.engine.register_fn("probe", || {
+            if let Some(remaining) = stacker::remaining_stack() {
+                LEAST_REMAINING.fetch_min(remaining, Ordering::Relaxed);
+            }
+        });
+        // 31 nested calls (the call depth limit is 32), each inside as many parentheses as the
+        // expression depth limit lets compile, measured at the bottom.
+        let ast = (0..32)
+            .rev()
+            .find_map(|depth| {
+                let nested = format!(
+                    "fn r(n) {{ if n > 0 {{ {}r(n - 1){} }} else {{ probe(); 0 }} }} fn f() {{ r(30) }}",
+                    "(".repeat(depth),
+                    ")".repeat(depth)
+                );
+                sandbox.compile(&nested).ok()
+            })
+            .unwrap();
+        // A thread with a small stack: the call runs on a fresh policy stack.
+        let used = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let result = sandbox.call(&ast, "f", (), &Cancellation::new()).result;
+                assert_eq!(result.unwrap().as_int(), Ok(0));
+                POLICY_STACK - LEAST_REMAINING.load(Ordering::Relaxed)
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(used < POLICY_STACK_MIN / 2, "used {used} bytes of stack");
+        println!("the deepest recursion used {used} bytes of stack");
     }
 }
