@@ -92,3 +92,28 @@ fn init_doctor_and_test_work_together() {
         "{stdout}"
     );
 }
+
+#[test]
+fn doctor_and_test_print_names_from_the_root_escaped() {
+    let home = tempfile::tempdir().unwrap();
+    let (status, _, stderr) = cli(home.path(), &["init", "--config", "root"]);
+    assert_eq!(status, ExitStatus::Clean, "{stderr}");
+    // A policy whose file name carries an ANSI escape and which fails to load.
+    let name = "bad\u{1b}[2Jname.rhai";
+    let path = home.path().join("root/policies").join(name);
+    std::fs::write(&path, "const ID = ;\n").unwrap();
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+
+    for command in ["doctor", "test"] {
+        let (_, stdout, stderr) = cli(home.path(), &[command, "--config", "root"]);
+        let all = format!("{stdout}{stderr}");
+        assert!(
+            !all.contains('\u{1b}'),
+            "{command}: a raw escape reached the terminal: {all:?}"
+        );
+        assert!(
+            all.contains("bad\\u{1b}[2Jname.rhai"),
+            "{command}: the name is shown escaped: {all}"
+        );
+    }
+}

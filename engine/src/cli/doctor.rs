@@ -3,6 +3,7 @@
 
 use super::{ExitStatus, Output};
 use crate::policy::doctor::doctor;
+use crate::text::escape_lines;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `doctor`.
@@ -20,7 +21,8 @@ pub fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Err(message) => return out.fail(&message),
     };
     let report = doctor(&root);
-    let _ = write!(out.stdout, "{report}");
+    // The report embeds file names and messages from the root: escaped line by line.
+    let _ = write!(out.stdout, "{}", escape_lines(&report.to_string()));
     if report.healthy() {
         ExitStatus::Clean
     } else {

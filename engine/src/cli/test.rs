@@ -6,6 +6,7 @@ use crate::analysis::{Analyzer, ScanLimits, rules};
 use crate::config::ConfigSource;
 use crate::policy::PolicyRegistry;
 use crate::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
+use crate::text::escape_lines;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `test`.
@@ -43,7 +44,10 @@ pub fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Err(error) => return out.fail(&error.to_string()),
     };
     let report = run_fixtures(&root, &registry, &mut analyzer, args.update);
-    let _ = out.stdout.write_all(render(&report).as_bytes());
+    // Case names, findings and errors come from fixture and policy files: escaped line by line.
+    let _ = out
+        .stdout
+        .write_all(escape_lines(&render(&report)).as_bytes());
     for id in &report.untested {
         out.warn(&format!("policy {id:?} has no fixtures"));
     }
