@@ -2,19 +2,19 @@
 //! and the benchmarks.
 //!
 //! Each file is a few hundred lines of ordinary application code: imports, interfaces, type
-//! aliases, enums, classes, async functions, generics, arrow functions, JSX components (in `.tsx`),
-//! comments, template strings and some non-ASCII strings. Every so often a statement holds a
-//! finding of one of the shipped rules (a non-null assertion `x!.y`, a dynamic `import("./m")`, an
-//! explicit `any`, a `@ts-ignore` or linter suppression comment, a `console.log` of a value, an
-//! empty `catch`, a `debugger`, an elision placeholder comment), every file ends with unimplemented
-//! stubs, and every fifth file is a test file (`__tests__/*.test.ts[x]`) holding focused and
-//! skipped tests (where `console.log` is allowed). Some findings are suppressed with
-//! `// ast-grep-ignore: <rule-id> -- <reason>` or a bare `// ast-grep-ignore`, some suppressions
-//! are unused, and valid look-alikes are spread around (`!flag`, `typeof import("x")`,
-//! `import("x").T` in a type, `import.meta.url`, `import type`, definite assignments, `unknown`,
-//! described `@ts-expect-error`, `console.info`, commented `catch`, prose comments, `it.each`, a
-//! conditional `test.skip`). Every file ends with one unsuppressed finding, so a scan that skipped
-//! a file shows.
+//! aliases, enums, classes, async functions, generics, arrow functions, JSX components (in
+//! `.tsx`), comments, template strings and some non-ASCII strings. Every so often a statement
+//! holds a finding of one of the shipped rules (a non-null assertion `x!.y`, a dynamic
+//! `import("./m")`, an explicit `any`, a `@ts-ignore` or linter suppression comment, a
+//! `console.log` of a value, an empty `catch`, a `debugger`, an elision placeholder comment),
+//! every file but the test files ends with unimplemented stubs, and every fifth file is a test
+//! file (`__tests__/*.test.ts[x]`) holding focused and skipped tests (where `console.log` is
+//! allowed). Some findings are suppressed with `// ast-grep-ignore: <rule-id> -- <reason>` or a
+//! bare `// ast-grep-ignore`, some suppressions are unused, and valid look-alikes are spread
+//! around (`!flag`, `typeof import("x")`, `import("x").T` in a type, `import.meta.url`, `import
+//! type`, definite assignments, `unknown`, `console.info`, a `console.log` with a message, a
+//! commented `catch`, prose comments, `it.each`, a conditional `test.skip`). Every file ends
+//! with one unsuppressed finding, so a scan that skipped a file shows.
 //!
 //! The output depends only on the file count and the seed (a SplitMix64 generator, no external
 //! crate). A file's path depends only on its index, so two corpora of the same size generated with
