@@ -49,6 +49,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     const branchEntries = (ctx: ExtensionContext) =>
       ctx.sessionManager
         .getBranch()
+        // ast-grep-ignore: typescript-no-explicit-any-ts -- only custom entries are read, by their `type` tag
         .flatMap((entry: any) => (entry.type === "custom" ? [{ id: entry.id, customType: entry.customType, data: entry.data ?? null }] : []));
     const restore = async (ctx: ExtensionContext) => {
       if (!session) return;
@@ -89,6 +90,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.on("message_end", (event, ctx) =>
       guard(ctx, "message_end", () => {
         if (event.message.role !== "assistant") return;
+        // ast-grep-ignore: typescript-no-explicit-any-ts -- content blocks go to the engine as they are; only `type` is read
         const calls = (event.message.content as any[]).filter((block) => block.type === "toolCall");
         if (calls.length > 0) session?.assistantMessage(calls, false);
       }),
@@ -128,6 +130,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     // Only the newest gate message stays in the model's copy of the conversation.
     pi.on("context", (event, ctx) =>
       guard(ctx, "context", () => {
+        // ast-grep-ignore: typescript-no-explicit-any-ts -- custom messages are told apart by `role` and `customType`
         const gates = event.messages.flatMap((message: any, index) =>
           message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
         );

@@ -8,6 +8,7 @@
 
 mod support;
 
+use pi_native_hooks::config::builtin;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -261,6 +262,22 @@ fn assert_parity(dir: &Path, files: &[String]) -> Parity {
     }
 }
 
+/// The ids of the shipped rules, sorted.
+fn shipped_rule_ids() -> Vec<String> {
+    let mut ids: Vec<String> = builtin::RULE_FILES
+        .iter()
+        .map(|(name, text)| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("id: "))
+                .unwrap_or_else(|| panic!("{name} has no `id:` line"))
+                .trim()
+                .to_owned()
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// Generates `files` corpus files with `seed` and checks parity, with findings of every rule,
 /// used and unused suppressions, and every file scanned by both tools. Returns a summary line.
 fn corpus_case(files: usize, seed: u64) -> String {
@@ -272,16 +289,27 @@ fn corpus_case(files: usize, seed: u64) -> String {
     assert_eq!(paths.len(), files);
     let parity = assert_parity(dir.path(), &paths);
 
-    for rule in [
-        "typescript-no-non-null-assertion-ts",
-        "typescript-no-non-null-assertion-tsx",
-        "typescript-no-dynamic-import-ts",
-        "typescript-no-dynamic-import-tsx",
-        UNUSED_SUPPRESSION,
-    ] {
+    for rule in shipped_rule_ids()
+        .iter()
+        .map(String::as_str)
+        .chain([UNUSED_SUPPRESSION])
+    {
         assert!(
             parity.count(rule) > 0,
             "seed {seed}: the corpus must exercise {rule}"
+        );
+    }
+    for family in shipped_rule_ids()
+        .iter()
+        .filter_map(|id| id.strip_suffix("-tsx"))
+    {
+        assert!(
+            parity.suppressed.iter().any(|h| h
+                .rule
+                .strip_suffix("-ts")
+                .or(h.rule.strip_suffix("-tsx"))
+                == Some(family)),
+            "seed {seed}: the corpus must suppress a finding of {family}"
         );
     }
     let unused = parity.count(UNUSED_SUPPRESSION);
@@ -526,5 +554,168 @@ fn an_initialized_config_root_is_a_valid_ast_grep_project() {
         "{}\n---\n{}",
         listing(&reference),
         listing(&ours)
+    );
+}
+
+/// The rules that report something in the public TypeScript measured in `docs/rules.md`; the
+/// vendored sample holds findings of each.
+const RULES_FIRING_ON_REAL_CODE: &[&str] = &[
+    "typescript-no-dynamic-import-ts",
+    "typescript-no-dynamic-import-tsx",
+    "typescript-no-empty-catch-ts",
+    "typescript-no-empty-catch-tsx",
+    "typescript-no-explicit-any-ts",
+    "typescript-no-explicit-any-tsx",
+    "typescript-no-lint-suppression-ts",
+    "typescript-no-lint-suppression-tsx",
+    "typescript-no-non-null-assertion-ts",
+    "typescript-no-non-null-assertion-tsx",
+    "typescript-no-skipped-test-ts",
+    "typescript-no-ts-suppression-ts",
+    "typescript-no-ts-suppression-tsx",
+];
+
+/// Parity on real code: the sample of public TypeScript vendored under `tests/real-corpus/` (its
+/// README names the repositories and commits). It is part of the repository so that every machine
+/// runs this test; a missing or truncated sample fails it.
+#[test]
+fn real_code_sample_matches_the_cli() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-corpus");
+    assert!(
+        sample.join("README.md").is_file(),
+        "the vendored real-code sample is missing: {} has no README.md",
+        sample.display()
+    );
+    let mut files = Vec::new();
+    files_under(&sample, Path::new(""), &mut files);
+    files.retain(|f| f.ends_with(".ts") || f.ends_with(".tsx") || f.ends_with(".mts"));
+    assert_eq!(
+        files.len(),
+        240,
+        "the vendored real-code sample must hold its 240 files (see its README)"
+    );
+    // Scanned from a copy outside the repository, so both tools see the same relative paths (inside
+    // the repository `check` would report paths from the repository root).
+    let dir = tempfile::Builder::new()
+        .prefix("pnh-parity-real-")
+        .tempdir()
+        .expect("create the real-code directory");
+    for file in &files {
+        let target = dir.path().join(file);
+        std::fs::create_dir_all(target.parent().expect("a file has a parent"))
+            .expect("create a sample directory");
+        std::fs::copy(sample.join(file), target).expect("copy a sample file");
+    }
+    let parity = assert_parity(dir.path(), &files);
+    for rule in RULES_FIRING_ON_REAL_CODE {
+        assert!(
+            parity.count(rule) > 0,
+            "the real-code sample must exercise {rule}"
+        );
+    }
+    assert_eq!(
+        parity.count(UNUSED_SUPPRESSION),
+        0,
+        "real code has no ast-grep-ignore comments"
+    );
+    eprintln!(
+        "real code: {} files, {} findings identical",
+        files.len(),
+        parity.hits.len()
+    );
+}
+
+/// The rules' `fix:` rewrites, applied by the ast-grep CLI (`scan --update-all`): a focused test
+/// loses its focus, a `debugger` statement disappears (or becomes `;` where it is a whole `if`
+/// body), the result is clean for those rules, and files of rules without a fix are left byte for
+/// byte.
+#[test]
+fn fixes_remove_the_focus_and_debugger_statements() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
+    let dir = tempfile::tempdir().expect("create the fix directory");
+    let files: Vec<String> = [
+        "typescript-no-focused-test/invalid.ts",
+        "typescript-no-focused-test/invalid.tsx",
+        "typescript-no-debugger/invalid.ts",
+        "typescript-no-debugger/invalid.tsx",
+        "typescript-no-skipped-test/invalid.ts",
+        "typescript-no-explicit-any/invalid.ts",
+    ]
+    .iter()
+    .map(|file| {
+        let target = dir.path().join(file);
+        std::fs::create_dir_all(target.parent().expect("a fixture has a parent"))
+            .expect("create a fixture directory");
+        std::fs::copy(fixtures.join(file), &target).expect("copy a fixture");
+        (*file).to_owned()
+    })
+    .collect();
+    let config_root = tempfile::tempdir().expect("create the config root");
+    let config = ast_grep::write_config_root(config_root.path());
+    let output = Command::new(ast_grep_binary())
+        .args(["scan", "--update-all", "-c"])
+        .arg(&config)
+        .args(&files)
+        .current_dir(dir.path())
+        .output()
+        .expect("run the ast-grep CLI");
+    assert!(output.status.success(), "{}", describe(&output));
+
+    let read = |file: &str| std::fs::read_to_string(dir.path().join(file)).expect("read a file");
+    let focused = read("typescript-no-focused-test/invalid.ts");
+    assert_eq!(
+        focused.lines().take(7).collect::<Vec<_>>(),
+        [
+            "describe(\"parser\", () => {",
+            "  it(\"parses\", () => {});",
+            "  test(\"tokens\", () => {});",
+            "  it(\"jasmine focus\", () => {});",
+            "  it.each([1, 2])(\"value %i\", () => {});",
+            "});",
+            "describe(\"jasmine\", () => {});",
+        ]
+    );
+    assert!(
+        focused.contains("test.describe(\"playwright\"")
+            && focused.contains("describe.concurrent(\"vitest\"")
+            && !focused.contains(".only"),
+        "{focused}"
+    );
+    let debugger = read("typescript-no-debugger/invalid.ts");
+    assert!(!debugger.contains("debugger"), "{debugger}");
+    // A statement in a block is removed; the whole body of an `if` becomes an empty statement, so
+    // the next statement does not become the body.
+    assert!(
+        debugger.contains("\n  if (value > 1) ;\n  return value;\n"),
+        "{debugger}"
+    );
+    for file in [
+        "typescript-no-skipped-test/invalid.ts",
+        "typescript-no-explicit-any/invalid.ts",
+    ] {
+        assert_eq!(
+            read(file),
+            std::fs::read_to_string(fixtures.join(file)).expect("read a fixture"),
+            "{file} has no fix and must be unchanged"
+        );
+    }
+
+    let after = ast_grep_hits(&config, dir.path(), &files);
+    assert!(
+        after
+            .iter()
+            .all(|h| !h.rule.starts_with("typescript-no-focused-test")
+                && !h.rule.starts_with("typescript-no-debugger")),
+        "{}",
+        listing(&after)
+    );
+    assert_eq!(
+        after
+            .iter()
+            .filter(|h| h.rule == "typescript-no-skipped-test-ts")
+            .count(),
+        12,
+        "{}",
+        listing(&after)
     );
 }

@@ -68,7 +68,7 @@ fn init_doctor_and_test_work_together() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("policy tests ok: 14 cases passed, 0 cases failed"),
+        stdout.contains("policy tests ok: 54 cases passed, 0 cases failed"),
         "{stdout}"
     );
 

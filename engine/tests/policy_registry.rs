@@ -89,8 +89,18 @@ fn builtin_pack_loads_cleanly() {
         [
             "node-project-verification",
             "pi-native-hooks-verification",
+            "typescript-no-console-log",
+            "typescript-no-debugger",
             "typescript-no-dynamic-import",
-            "typescript-no-non-null-assertion"
+            "typescript-no-elision-placeholder",
+            "typescript-no-empty-catch",
+            "typescript-no-explicit-any",
+            "typescript-no-focused-test",
+            "typescript-no-lint-suppression",
+            "typescript-no-non-null-assertion",
+            "typescript-no-skipped-test",
+            "typescript-no-ts-suppression",
+            "typescript-no-unimplemented-stub"
         ]
     );
 }

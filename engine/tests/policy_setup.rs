@@ -78,7 +78,7 @@ fn init_creates_a_working_private_root_and_never_overwrites() {
     assert!(report.passed(), "{report:#?}");
     let health = doctor(&root);
     assert!(health.healthy(), "{health:#?}");
-    assert_eq!(health.rule_files, 4);
+    assert_eq!(health.rule_files, 24);
     assert_eq!(health.digest.len(), 64);
 
     // A second run creates nothing and keeps the user's edits.
@@ -162,5 +162,5 @@ fn doctor_reports_absent_roots_and_untrusted_files() {
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].0, policy);
-    assert_eq!(report.policies.len(), 4);
+    assert_eq!(report.policies.len(), 14);
 }

@@ -122,6 +122,117 @@ fn dynamic_import_valid_tsx() {
     check_valid("rules/typescript-no-dynamic-import/valid.tsx");
 }
 
+/// The four fixture tests of one rule family: `invalid.ts` and `invalid.tsx` fire exactly the
+/// given number of findings of the family's rule (snapshot-tested), `valid.ts` and `valid.tsx`
+/// (look-alikes and justified suppressions) are clean.
+macro_rules! family_fixtures {
+    ($module:ident, $family:literal, ts: $ts:literal, tsx: $tsx:literal) => {
+        mod $module {
+            #[test]
+            fn invalid_ts() {
+                super::check_invalid(
+                    concat!("rules/", $family, "/invalid.ts"),
+                    concat!($family, "-ts"),
+                    $ts,
+                );
+            }
+
+            #[test]
+            fn invalid_tsx() {
+                super::check_invalid(
+                    concat!("rules/", $family, "/invalid.tsx"),
+                    concat!($family, "-tsx"),
+                    $tsx,
+                );
+            }
+
+            #[test]
+            fn valid_ts() {
+                super::check_valid(concat!("rules/", $family, "/valid.ts"));
+            }
+
+            #[test]
+            fn valid_tsx() {
+                super::check_valid(concat!("rules/", $family, "/valid.tsx"));
+            }
+        }
+    };
+}
+
+family_fixtures!(explicit_any, "typescript-no-explicit-any", ts: 8, tsx: 2);
+family_fixtures!(ts_suppression, "typescript-no-ts-suppression", ts: 6, tsx: 1);
+family_fixtures!(lint_suppression, "typescript-no-lint-suppression", ts: 8, tsx: 1);
+family_fixtures!(focused_test, "typescript-no-focused-test", ts: 11, tsx: 1);
+family_fixtures!(skipped_test, "typescript-no-skipped-test", ts: 12, tsx: 1);
+family_fixtures!(empty_catch, "typescript-no-empty-catch", ts: 4, tsx: 1);
+family_fixtures!(debugger, "typescript-no-debugger", ts: 3, tsx: 1);
+family_fixtures!(console_log, "typescript-no-console-log", ts: 5, tsx: 1);
+family_fixtures!(elision_placeholder, "typescript-no-elision-placeholder", ts: 10, tsx: 2);
+family_fixtures!(unimplemented_stub, "typescript-no-unimplemented-stub", ts: 7, tsx: 1);
+
+#[test]
+fn explicit_any_is_not_steered_in_declaration_files() {
+    let findings = scan_fixture("rules/typescript-no-explicit-any/valid.d.ts");
+    assert!(findings.is_empty(), "{}", findings.join("\n"));
+    // The same text as a source file is flagged: the file name, not the content, exempts it.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let text = std::fs::read_to_string(dir.join("rules/typescript-no-explicit-any/valid.d.ts"))
+        .expect("fixture is readable");
+    let snapshot = analyzer().scan_sources(&[("src/legacy.ts".to_owned(), text)]);
+    assert!(snapshot.is_complete(), "{snapshot:?}");
+    assert_eq!(snapshot.findings.len(), 3, "{:?}", snapshot.findings);
+    assert!(
+        snapshot
+            .findings
+            .iter()
+            .all(|f| f.rule == "typescript-no-explicit-any-ts")
+    );
+}
+
+#[test]
+fn console_output_in_test_and_script_paths_is_not_steered() {
+    check_valid("rules/typescript-no-console-log/__tests__/valid.ts");
+    check_valid("rules/typescript-no-console-log/scripts/valid.ts");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let text =
+        std::fs::read_to_string(dir.join("rules/typescript-no-console-log/__tests__/valid.ts"))
+            .expect("fixture is readable");
+    let mut sources = Vec::new();
+    for path in [
+        "src/parser.test.ts",
+        "src/parser.spec.tsx",
+        "test/parser.ts",
+        "packages/a/tests/parser.ts",
+        "src/__tests__/parser.ts",
+        "src/__mocks__/fs.ts",
+        "e2e/login.ts",
+        "src/fixtures/input.ts",
+        "scripts/release.ts",
+        "bin/cli.ts",
+        "bench/parse.ts",
+        "src/parse.bench.ts",
+        "benchmarks/parse.ts",
+        "examples/basic.tsx",
+    ] {
+        sources.push((path.to_owned(), text.clone()));
+    }
+    // Not a test or script path: both dumps are reported.
+    sources.push(("src/parser.ts".to_owned(), text.clone()));
+    sources.push(("src/testing/parser.ts".to_owned(), text));
+    let snapshot = analyzer().scan_sources(&sources);
+    assert!(snapshot.is_complete(), "{snapshot:?}");
+    let flagged: Vec<&str> = snapshot.findings.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        flagged,
+        [
+            "src/parser.ts",
+            "src/parser.ts",
+            "src/testing/parser.ts",
+            "src/testing/parser.ts"
+        ]
+    );
+}
+
 #[test]
 fn unused_suppressions_are_hints_and_other_rule_ids_do_not_suppress() {
     let findings = scan_fixture("suppressions/unused.ts");

@@ -214,6 +214,6 @@ fn an_unknown_sgconfig_key_names_the_file() {
 fn built_in_rules_load_cleanly() {
     let (rules, errors) = load_source(&ConfigSource::BuiltIn);
     assert!(errors.is_empty(), "{errors:?}");
-    assert_eq!(rules.ids().len(), 4);
+    assert_eq!(rules.ids().len(), 24);
     let _shared: Arc<RuleSet> = rules;
 }

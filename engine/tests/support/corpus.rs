@@ -2,13 +2,19 @@
 //! and the benchmarks.
 //!
 //! Each file is a few hundred lines of ordinary application code: imports, interfaces, type
-//! aliases, enums, classes, async functions, generics, arrow functions, JSX components (in `.tsx`),
-//! comments, template strings and some non-ASCII strings. Every so often a statement holds a
-//! finding of the shipped rules (a non-null assertion `x!.y`, a dynamic `import("./m")`), some of
-//! them suppressed with `// ast-grep-ignore: <rule-id> -- <reason>` or a bare `// ast-grep-ignore`,
-//! some suppressions unused, and valid look-alikes are spread around (`!flag`, `typeof
-//! import("x")`, `import.meta.url`, `import type`, definite assignments). Every file ends with one
-//! unsuppressed finding, so a scan that skipped a file shows.
+//! aliases, enums, classes, async functions, generics, arrow functions, JSX components (in
+//! `.tsx`), comments, template strings and some non-ASCII strings. Every so often a statement
+//! holds a finding of one of the shipped rules (a non-null assertion `x!.y`, a dynamic
+//! `import("./m")`, an explicit `any`, a `@ts-ignore` or linter suppression comment, a
+//! `console.log` of a value, an empty `catch`, a `debugger`, an elision placeholder comment),
+//! every file but the test files ends with unimplemented stubs, and every fifth file is a test
+//! file (`__tests__/*.test.ts[x]`) holding focused and skipped tests (where `console.log` is
+//! allowed). Some findings are suppressed with `// ast-grep-ignore: <rule-id> -- <reason>` or a
+//! bare `// ast-grep-ignore`, some suppressions are unused, and valid look-alikes are spread
+//! around (`!flag`, `typeof import("x")`, `import("x").T` in a type, `import.meta.url`, `import
+//! type`, definite assignments, `unknown`, `console.info`, a `console.log` with a message, a
+//! commented `catch`, prose comments, `it.each`, a conditional `test.skip`). Every file ends
+//! with one unsuppressed finding, so a scan that skipped a file shows.
 //!
 //! The output depends only on the file count and the seed (a SplitMix64 generator, no external
 //! crate). A file's path depends only on its index, so two corpora of the same size generated with
@@ -96,12 +102,65 @@ fn capitalize(word: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Which rule a finding statement triggers.
-#[derive(Clone, Copy)]
+/// Which rule family a generated finding belongs to.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Rule {
     NonNull,
     DynamicImport,
+    ExplicitAny,
+    TsSuppression,
+    LintSuppression,
+    ConsoleLog,
+    Debugger,
+    EmptyCatch,
+    Placeholder,
+    Stub,
+    FocusedTest,
+    SkippedTest,
 }
+
+impl Rule {
+    /// The rule id without its language suffix.
+    fn family(self) -> &'static str {
+        match self {
+            Rule::NonNull => "typescript-no-non-null-assertion",
+            Rule::DynamicImport => "typescript-no-dynamic-import",
+            Rule::ExplicitAny => "typescript-no-explicit-any",
+            Rule::TsSuppression => "typescript-no-ts-suppression",
+            Rule::LintSuppression => "typescript-no-lint-suppression",
+            Rule::ConsoleLog => "typescript-no-console-log",
+            Rule::Debugger => "typescript-no-debugger",
+            Rule::EmptyCatch => "typescript-no-empty-catch",
+            Rule::Placeholder => "typescript-no-elision-placeholder",
+            Rule::Stub => "typescript-no-unimplemented-stub",
+            Rule::FocusedTest => "typescript-no-focused-test",
+            Rule::SkippedTest => "typescript-no-skipped-test",
+        }
+    }
+
+    /// Whether a trailing `// ast-grep-ignore` may follow the finding's line. Not after a comment
+    /// (it would become part of the comment) nor after the opening line of a stub's body (it would
+    /// become part of the body).
+    fn allows_trailing_suppression(self) -> bool {
+        !matches!(
+            self,
+            Rule::TsSuppression | Rule::LintSuppression | Rule::Placeholder | Rule::Stub
+        )
+    }
+}
+
+/// Statement-level findings and their weights (out of 100).
+const STATEMENT_RULES: &[(Rule, usize)] = &[
+    (Rule::NonNull, 36),
+    (Rule::DynamicImport, 15),
+    (Rule::ExplicitAny, 12),
+    (Rule::ConsoleLog, 8),
+    (Rule::TsSuppression, 7),
+    (Rule::LintSuppression, 7),
+    (Rule::EmptyCatch, 6),
+    (Rule::Placeholder, 5),
+    (Rule::Debugger, 4),
+];
 
 /// One file being written.
 struct Writer {
@@ -147,22 +206,75 @@ impl Writer {
         self.rng.pick(TEXTS)
     }
 
-    fn rule_id(&self, rule: Rule) -> &'static str {
-        match (rule, self.tsx) {
-            (Rule::NonNull, false) => "typescript-no-non-null-assertion-ts",
-            (Rule::NonNull, true) => "typescript-no-non-null-assertion-tsx",
-            (Rule::DynamicImport, false) => "typescript-no-dynamic-import-ts",
-            (Rule::DynamicImport, true) => "typescript-no-dynamic-import-tsx",
-        }
+    fn rule_id(&self, rule: Rule) -> String {
+        let language = if self.tsx { "tsx" } else { "ts" };
+        format!("{}-{language}", rule.family())
     }
 
     /// The id of the rule for the other language, which never matches in this file.
-    fn foreign_rule_id(&self, rule: Rule) -> &'static str {
-        match (rule, self.tsx) {
-            (Rule::NonNull, false) => "typescript-no-non-null-assertion-tsx",
-            (Rule::NonNull, true) => "typescript-no-non-null-assertion-ts",
-            (Rule::DynamicImport, false) => "typescript-no-dynamic-import-tsx",
-            (Rule::DynamicImport, true) => "typescript-no-dynamic-import-ts",
+    fn foreign_rule_id(&self, rule: Rule) -> String {
+        let language = if self.tsx { "ts" } else { "tsx" };
+        format!("{}-{language}", rule.family())
+    }
+
+    fn statement_rule(&mut self) -> Rule {
+        let mut roll = self.rng.below(100);
+        for &(rule, weight) in STATEMENT_RULES {
+            if roll < weight {
+                return rule;
+            }
+            roll -= weight;
+        }
+        Rule::NonNull
+    }
+
+    /// Writes `lines` (the first holds a finding of `rule`) at `indent`, suppressed in one of the
+    /// ways ast-grep supports, or with a suppression that suppresses nothing, when the file
+    /// carries suppressions.
+    fn finding(&mut self, indent: usize, rule: Rule, lines: &[String]) {
+        let (first, rest) = lines.split_first().expect("a finding has a line");
+        if self.suppressions {
+            let roll = self.rng.below(100);
+            let reason = self.rng.pick(REASONS);
+            let id = self.rule_id(rule);
+            if roll < 14 {
+                self.line(indent, &format!("// ast-grep-ignore: {id} -- {reason}"));
+                self.line(indent, first);
+            } else if roll < 20 {
+                self.line(indent, "// ast-grep-ignore");
+                self.line(indent, first);
+            } else if roll < 24 && rule.allows_trailing_suppression() {
+                self.line(
+                    indent,
+                    &format!("{first} // ast-grep-ignore: {id} -- {reason}"),
+                );
+            } else if roll < 27 {
+                let other = self.rule_id(if rule == Rule::NonNull {
+                    Rule::DynamicImport
+                } else {
+                    Rule::NonNull
+                });
+                self.line(
+                    indent,
+                    &format!("// ast-grep-ignore: {other}, {id} -- {reason}"),
+                );
+                self.line(indent, first);
+            } else if roll < 31 {
+                // Names the rule of the other language: suppresses nothing, reported as unused.
+                let foreign = self.foreign_rule_id(rule);
+                self.line(
+                    indent,
+                    &format!("// ast-grep-ignore: {foreign} -- {reason}"),
+                );
+                self.line(indent, first);
+            } else {
+                self.line(indent, first);
+            }
+        } else {
+            self.line(indent, first);
+        }
+        for line in rest {
+            self.line(indent, line);
         }
     }
 
@@ -227,109 +339,156 @@ impl Writer {
     /// clean ones get a stale suppression above them. `in_async` allows `await`.
     fn statement(&mut self, indent: usize, in_async: bool) {
         let finding = if self.rng.chance(22) {
-            Some(if self.rng.chance(70) {
-                Rule::NonNull
-            } else {
-                Rule::DynamicImport
-            })
+            Some(self.statement_rule())
         } else {
             None
         };
         let n = self.serial();
         let noun = self.noun();
-        let code = match finding {
-            None => {
-                let text = self.text();
-                match self.rng.below(10) {
-                    0 => format!("const label{n} = settings?.labels?.[0] ?? \"{text}\";"),
-                    1 => format!(
-                        "const total{n} = [1, 2, 3].reduce((sum, value) => sum + value, 0);"
-                    ),
-                    2 => format!(
-                        "const message{n} = `{noun} #${{registry.size}} → ${{new Date().toISOString()}}`;"
-                    ),
-                    3 => format!("registry.set(\"{noun}\", (registry.get(\"{noun}\") ?? 0) + 1);"),
-                    4 => format!("const negated{n} = !enabled && registry.size !== 0;"),
-                    5 => format!("const asset{n} = new URL(\"./{noun}.json\", import.meta.url);"),
-                    6 => format!("const doubled{n} = !!settings?.endpoint;"),
-                    7 => format!(
-                        "const file{n} = path.join(baseDir, \"{noun}s\", `${{registry.size}}.json`);"
-                    ),
-                    8 => format!(
-                        "const retries{n} = settings?.retries ?? {};",
-                        self.rng.below(5) + 1
-                    ),
-                    _ => format!("const greeting{n} = \"{text}\".normalize(\"NFC\").length;"),
+        let Some(rule) = finding else {
+            let text = self.text();
+            let code = match self.rng.below(16) {
+                0 => format!("const label{n} = settings?.labels?.[0] ?? \"{text}\";"),
+                1 => format!("const total{n} = [1, 2, 3].reduce((sum, value) => sum + value, 0);"),
+                2 => format!(
+                    "const message{n} = `{noun} #${{registry.size}} → ${{new Date().toISOString()}}`;"
+                ),
+                3 => format!("registry.set(\"{noun}\", (registry.get(\"{noun}\") ?? 0) + 1);"),
+                4 => format!("const negated{n} = !enabled && registry.size !== 0;"),
+                5 => format!("const asset{n} = new URL(\"./{noun}.json\", import.meta.url);"),
+                6 => format!("const doubled{n} = !!settings?.endpoint;"),
+                7 => format!(
+                    "const file{n} = path.join(baseDir, \"{noun}s\", `${{registry.size}}.json`);"
+                ),
+                8 => format!(
+                    "const retries{n} = settings?.retries ?? {};",
+                    self.rng.below(5) + 1
+                ),
+                // Valid look-alikes of the newer rules.
+                9 => format!("const parsed{n}: unknown = JSON.parse(\"{{}}\");"),
+                10 => format!("console.info(`{noun}: ${{registry.size}}`, settings);"),
+                11 => format!("console.log(\"{text}\");"),
+                12 => {
+                    format!("try {{ registry.delete(\"{noun}\"); }} catch {{ /* already gone */ }}")
                 }
+                13 => format!(
+                    "// Existing {noun}s keep their labels; the rest of the code reads them."
+                ),
+                14 => format!(
+                    "const options{n}: import(\"./{noun}-options\").Options | undefined = undefined;"
+                ),
+                _ => format!("const greeting{n} = \"{text}\".normalize(\"NFC\").length;"),
+            };
+            if self.suppressions && self.rng.chance(3) {
+                let id = self.rule_id(Rule::NonNull);
+                self.line(
+                    indent,
+                    &format!("// ast-grep-ignore: {id} -- stale: nothing here needs it"),
+                );
             }
-            Some(Rule::NonNull) => match self.rng.below(5) {
+            self.line(indent, &code);
+            return;
+        };
+        let lines = self.finding_lines(rule, n, noun, in_async);
+        self.finding(indent, rule, &lines);
+    }
+
+    /// The lines of one statement-level finding of `rule`: the finding is on the first.
+    fn finding_lines(&mut self, rule: Rule, n: usize, noun: &str, in_async: bool) -> Vec<String> {
+        match rule {
+            Rule::NonNull => vec![match self.rng.below(5) {
                 0 => format!("const endpoint{n} = settings!.endpoint;"),
                 1 => format!("const count{n} = registry.get(\"{noun}\")!;"),
                 2 => format!("const first{n} = settings!.labels![0];"),
                 3 => format!("const label{n} = \"{}\" + settings!.labels;", self.text()),
                 _ => format!("const retries{n} = settings?.retries! + 1;"),
-            },
-            Some(Rule::DynamicImport) => {
-                if in_async && self.rng.chance(60) {
-                    format!("const module{n} = await import(\"./{noun}-plugin\");")
+            }],
+            Rule::DynamicImport => vec![if in_async && self.rng.chance(60) {
+                format!("const module{n} = await import(\"./{noun}-plugin\");")
+            } else {
+                format!(
+                    "void import(\"../{}/{noun}\").then((m) => m.default);",
+                    self.rng.pick(AREAS)
+                )
+            }],
+            Rule::ExplicitAny => vec![match self.rng.below(if self.tsx { 4 } else { 5 }) {
+                0 => format!("const loose{n}: any = registry.get(\"{noun}\");"),
+                1 => format!("const cast{n} = settings as any;"),
+                2 => format!("const list{n}: any[] = [];"),
+                3 => format!("const byId{n}: Record<string, any> = {{}};"),
+                _ => format!("const angle{n} = <any>settings;"),
+            }],
+            Rule::ConsoleLog => vec![match self.rng.below(3) {
+                0 => "console.log(settings);".to_owned(),
+                1 => "console.log(registry.size, settings?.endpoint);".to_owned(),
+                _ => format!("console.debug(\"{noun}\", registry);"),
+            }],
+            Rule::Debugger => vec!["debugger;".to_owned()],
+            Rule::EmptyCatch => vec![if self.rng.chance(50) {
+                format!("try {{ registry.delete(\"{noun}\"); }} catch {{}}")
+            } else {
+                format!("try {{ JSON.parse(\"{}\"); }} catch (error{n}) {{ }}", self.text())
+            }],
+            Rule::TsSuppression => vec![
+                self.rng
+                    .pick(&["// @ts-ignore", "// @ts-expect-error", "/* @ts-ignore */"])
+                    .to_owned(),
+                format!("const port{n}: number = settings?.endpoint?.length ?? 0;"),
+            ],
+            Rule::LintSuppression => vec![
+                self.rng
+                    .pick(&[
+                        "// eslint-disable-next-line @typescript-eslint/no-unused-vars",
+                        "// biome-ignore lint/correctness/noUnusedVariables: kept for the plugin API",
+                        "// oxlint-disable-next-line no-unused-vars",
+                    ])
+                    .to_owned(),
+                format!("const unused{n} = registry.size;"),
+            ],
+            Rule::Placeholder => {
+                // A bare `// ...` only counts with no comment beside it, so files with
+                // suppression comments use the worded forms.
+                let forms: &[&str] = if self.suppressions {
+                    &["// ... existing code ...", "// rest of the code", "// (unchanged)"]
                 } else {
-                    format!(
-                        "void import(\"../{}/{noun}\").then((m) => m.default);",
-                        self.rng.pick(AREAS)
-                    )
-                }
+                    &[
+                        "// ... existing code ...",
+                        "// rest of the code",
+                        "// (unchanged)",
+                        "/* ... */",
+                    ]
+                };
+                vec![self.rng.pick(forms).to_owned()]
             }
-        };
-        match finding {
-            Some(_) if !self.suppressions => self.line(indent, &code),
-            Some(rule) => {
-                let roll = self.rng.below(100);
-                let reason = self.rng.pick(REASONS);
-                let id = self.rule_id(rule);
-                if roll < 14 {
-                    self.line(indent, &format!("// ast-grep-ignore: {id} -- {reason}"));
-                    self.line(indent, &code);
-                } else if roll < 20 {
-                    self.line(indent, "// ast-grep-ignore");
-                    self.line(indent, &code);
-                } else if roll < 24 {
-                    self.line(
-                        indent,
-                        &format!("{code} // ast-grep-ignore: {id} -- {reason}"),
-                    );
-                } else if roll < 27 {
-                    let other = self.rule_id(match rule {
-                        Rule::NonNull => Rule::DynamicImport,
-                        Rule::DynamicImport => Rule::NonNull,
-                    });
-                    self.line(
-                        indent,
-                        &format!("// ast-grep-ignore: {other}, {id} -- {reason}"),
-                    );
-                    self.line(indent, &code);
-                } else if roll < 31 {
-                    // Names the rule of the other language: suppresses nothing, reported as unused.
-                    let foreign = self.foreign_rule_id(rule);
-                    self.line(
-                        indent,
-                        &format!("// ast-grep-ignore: {foreign} -- {reason}"),
-                    );
-                    self.line(indent, &code);
-                } else {
-                    self.line(indent, &code);
-                }
-            }
-            None => {
-                if self.suppressions && self.rng.chance(3) {
-                    let id = self.rule_id(Rule::NonNull);
-                    self.line(
-                        indent,
-                        &format!("// ast-grep-ignore: {id} -- stale: nothing here needs it"),
-                    );
-                }
-                self.line(indent, &code);
+            Rule::Stub | Rule::FocusedTest | Rule::SkippedTest => {
+                unreachable!("not a statement-level finding")
             }
         }
+    }
+
+    /// In a file with suppressions: a function holding one finding of every statement-level rule,
+    /// each kept with a justified suppression, so every rule has suppressed matches.
+    fn legacy(&mut self) {
+        let n = self.serial();
+        self.line(
+            0,
+            "/** Kept as it is until the migration: every exception is justified. */",
+        );
+        self.line(
+            0,
+            &format!("export async function legacy{n}(): Promise<void> {{"),
+        );
+        for &(rule, _) in STATEMENT_RULES {
+            let (m, noun) = (self.serial(), self.noun());
+            let lines = self.finding_lines(rule, m, noun, true);
+            let (id, reason) = (self.rule_id(rule), self.rng.pick(REASONS));
+            self.line(1, &format!("// ast-grep-ignore: {id} -- {reason}"));
+            for line in &lines {
+                self.line(1, line);
+            }
+        }
+        self.line(0, "}");
+        self.blank();
     }
 
     fn statements(&mut self, indent: usize, in_async: bool, count: usize) {
@@ -621,14 +780,171 @@ impl Writer {
         self.line(0, "}");
         self.blank();
     }
+    /// Unimplemented stubs, suppressed like any finding, and their valid look-alikes: a real error
+    /// and a TODO beside code.
+    fn stubs(&mut self) {
+        let (noun, verb) = (self.noun(), self.verb());
+        let name = format!("{}{}", capitalize(noun), self.serial());
+        let message = match self.rng.below(3) {
+            0 => "Not implemented".to_owned(),
+            1 => "Method not implemented.".to_owned(),
+            _ => format!("TODO: {verb} {noun}s"),
+        };
+        self.line(
+            0,
+            &format!("/** {} a {noun}: not written yet. */", capitalize(verb)),
+        );
+        self.line(
+            0,
+            &format!("export function {verb}{name}(id: string): never {{"),
+        );
+        self.finding(1, Rule::Stub, &[format!("throw new Error(\"{message}\");")]);
+        self.line(0, "}");
+        self.blank();
+        self.finding(
+            0,
+            Rule::Stub,
+            &[
+                format!("export function draft{name}(): void {{"),
+                format!("  // TODO: {verb} the {noun}"),
+                "}".to_owned(),
+            ],
+        );
+        self.blank();
+        if self.suppressions {
+            let (id, reason) = (self.rule_id(Rule::Stub), self.rng.pick(REASONS));
+            self.line(0, &format!("export function hook{name}(): void {{"));
+            self.line(1, &format!("// ast-grep-ignore: {id} -- {reason}"));
+            self.line(1, "throw new Error(\"Not implemented\");");
+            self.line(0, "}");
+            self.blank();
+        }
+        self.line(
+            0,
+            &format!("export function checked{name}(id: string): string {{"),
+        );
+        self.line(
+            1,
+            &format!("if (id === \"\") throw new Error(\"{noun} not found\");"),
+        );
+        self.line(1, &format!("// TODO: cache the {noun}."));
+        self.line(1, "return id;");
+        self.line(0, "}");
+        self.blank();
+    }
+
+    /// A test suite holding one focused and one skipped test among ordinary ones, and valid
+    /// look-alikes (`it.each`, a conditional `test.skip`, an `only` property).
+    fn tests(&mut self) {
+        let (noun, verb) = (self.noun(), self.verb());
+        let n = self.serial();
+        self.line(0, &format!("describe(\"{noun} {verb} {n}\", () => {{"));
+        self.line(1, &format!("it(\"{verb}s a {noun}\", async () => {{"));
+        let count = 1 + self.rng.below(3);
+        self.statements(2, true, count);
+        if self.tsx {
+            self.line(2, &format!("render(<div data-only=\"true\">{noun}</div>);"));
+        }
+        self.line(1, "});");
+        let focused = match self.rng.below(5) {
+            0 => format!("it.only(\"{verb}s the first {noun}\", () => {{"),
+            1 => format!("test.only(\"{verb}s every {noun}\", () => {{"),
+            2 => format!("fit(\"{verb}s a cached {noun}\", () => {{"),
+            3 => format!("it.only.each([1, 2])(\"{verb}s {noun} %i\", () => {{"),
+            _ => format!("context.only(\"when the {noun} is empty\", () => {{"),
+        };
+        let body = format!("  expect(registry.get(\"{noun}\") ?? 0).toBeGreaterThanOrEqual(0);");
+        self.finding(
+            1,
+            Rule::FocusedTest,
+            &[focused, body.clone(), "});".to_owned()],
+        );
+        let skipped = match self.rng.below(5) {
+            0 => format!("it.skip(\"{verb}s a stale {noun}\", () => {{"),
+            1 => format!("xit(\"{verb}s a remote {noun}\", () => {{"),
+            2 => format!("test.skip(`{verb}s ${{registry.size}} {noun}s`, () => {{"),
+            3 => format!("xtest(\"{verb}s a large {noun}\", () => {{"),
+            _ => format!("it.skip.each([1, 2])(\"{verb}s {noun} %i\", () => {{"),
+        };
+        self.finding(
+            1,
+            Rule::SkippedTest,
+            &[skipped, body.clone(), "});".to_owned()],
+        );
+        if self.rng.chance(50) {
+            self.finding(
+                1,
+                Rule::SkippedTest,
+                &[format!("test.todo(\"{verb}s {noun}s in bulk\");")],
+            );
+        }
+        if self.suppressions {
+            for rule in [Rule::FocusedTest, Rule::SkippedTest] {
+                let (id, reason) = (self.rule_id(rule), self.rng.pick(REASONS));
+                let callee = if rule == Rule::FocusedTest {
+                    "it.only"
+                } else {
+                    "it.skip"
+                };
+                self.line(1, &format!("// ast-grep-ignore: {id} -- {reason}"));
+                self.line(
+                    1,
+                    &format!("{callee}(\"{verb}s a {noun} on purpose\", () => {{}});"),
+                );
+            }
+        }
+        self.line(
+            1,
+            &format!("it.each([1, 2])(\"{verb}s {noun} %i\", (value) => {{"),
+        );
+        self.line(2, "expect(value).toBeGreaterThan(0);");
+        self.line(1, "});");
+        self.line(1, &format!("test(\"{verb}s with the flag\", () => {{"));
+        self.line(2, "test.skip(!enabled, \"needs the feature flag\");");
+        self.line(2, &format!("const only{n} = {{ only: enabled }}.only;"));
+        self.line(2, &format!("expect(only{n}).toBe(true);"));
+        self.line(1, "});");
+        self.line(0, "});");
+        self.blank();
+        if self.rng.chance(40) {
+            let (rule, opening) = match self.rng.below(4) {
+                0 => (
+                    Rule::FocusedTest,
+                    format!("fdescribe(\"{noun} edge cases\", () => {{"),
+                ),
+                1 => (
+                    Rule::FocusedTest,
+                    format!("describe.only(\"{noun} edge cases\", () => {{"),
+                ),
+                2 => (
+                    Rule::SkippedTest,
+                    format!("xdescribe(\"{noun} edge cases\", () => {{"),
+                ),
+                _ => (
+                    Rule::SkippedTest,
+                    format!("describe.skip(\"{noun} edge cases\", () => {{"),
+                ),
+            };
+            self.finding(
+                0,
+                rule,
+                &[
+                    opening,
+                    format!("  it(\"{verb}s nothing\", () => {{}});"),
+                    "});".to_owned(),
+                ],
+            );
+            self.blank();
+        }
+    }
 }
 
-/// The contents of file `index` of the corpus generated with `seed`.
 /// The share of files with suppression comments (the others are matched by the engine's
 /// single-traversal path; files with suppressions go through ast-grep's `CombinedScan`).
 const SUPPRESSED_FILES_PERCENT: u64 = 30;
 
-fn file_text(index: usize, seed: u64, tsx: bool) -> String {
+/// The contents of file `index` of the corpus generated with `seed`.
+fn file_text(index: usize, seed: u64, tsx: bool, test: bool) -> String {
     let mut writer = Writer {
         rng: Rng(seed ^ (index as u64 + 1).wrapping_mul(0xD6E8_FEB8_6659_FD93)),
         suppressions: false,
@@ -637,9 +953,14 @@ fn file_text(index: usize, seed: u64, tsx: bool) -> String {
         lines: 0,
         serial: 0,
     };
-    writer.suppressions = writer.rng.chance(SUPPRESSED_FILES_PERCENT);
+    // Every other test file carries suppressions, so even a small corpus suppresses focused and
+    // skipped tests.
+    writer.suppressions = writer.rng.chance(SUPPRESSED_FILES_PERCENT) || (test && index % 10 == 9);
     let target = 180 + writer.rng.below(180);
     writer.header(index);
+    if test {
+        writer.tests();
+    }
     while writer.lines < target {
         let roll = writer.rng.below(if tsx { 100 } else { 80 });
         match roll {
@@ -652,6 +973,12 @@ fn file_text(index: usize, seed: u64, tsx: bool) -> String {
             _ => writer.component(),
         }
     }
+    if writer.suppressions {
+        writer.legacy();
+    }
+    if !test {
+        writer.stubs();
+    }
     // Every file holds at least this finding, so a file a scan skipped shows.
     writer.line(
         0,
@@ -660,15 +987,21 @@ fn file_text(index: usize, seed: u64, tsx: bool) -> String {
     writer.out
 }
 
-/// The repository-relative path of file `index`: depends only on the index. About one file in
-/// three is `.tsx`.
-fn file_path(index: usize) -> (String, bool) {
+/// The repository-relative path of file `index`, whether it is TSX and whether it is a test file:
+/// depends only on the index. About one file in three is `.tsx`, one in five a test file.
+fn file_path(index: usize) -> (String, bool, bool) {
     let area = AREAS[index % AREAS.len()];
     let noun = NOUNS[(index / AREAS.len()) % NOUNS.len()];
     let verb = VERBS[index % VERBS.len()];
     let tsx = index % 3 == 2;
+    let test = index % 5 == 4;
     let ext = if tsx { "tsx" } else { "ts" };
-    (format!("src/{area}/{noun}-{verb}-{index:03}.{ext}"), tsx)
+    let path = if test {
+        format!("src/{area}/__tests__/{noun}-{verb}-{index:03}.test.{ext}")
+    } else {
+        format!("src/{area}/{noun}-{verb}-{index:03}.{ext}")
+    };
+    (path, tsx, test)
 }
 
 /// Writes `files` generated TypeScript/TSX files under `dir` and returns their paths relative to
@@ -681,13 +1014,13 @@ fn file_path(index: usize) -> (String, bool) {
 pub fn generate(dir: &Path, files: usize, seed: u64) -> Vec<String> {
     let mut paths = Vec::with_capacity(files);
     for index in 0..files {
-        let (relative, tsx) = file_path(index);
+        let (relative, tsx, test) = file_path(index);
         let full = dir.join(&relative);
         if let Some(parent) = full.parent() {
             std::fs::create_dir_all(parent)
                 .unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
         }
-        let mut text = file_text(index, seed, tsx);
+        let mut text = file_text(index, seed, tsx, test);
         text.push_str(&format!("// end of {relative}\n"));
         std::fs::write(&full, text)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", full.display()));
