@@ -3,7 +3,7 @@
 // ctx.ui.notify and the footer, and never blocks or changes a tool result.
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { type HookSession, type PersistedEntry, native } from "./native.ts";
+import { type HookSession, type PersistedEntry, addonProblem, native } from "./native.ts";
 
 /** The `customType` of the gate's continuation message. */
 export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
@@ -46,6 +46,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         return undefined;
       }
     };
+    const notStarted = () => (native ? "pi-native-hooks has not started" : `pi-native-hooks is inactive: ${addonProblem}`);
     const branchEntries = (ctx: ExtensionContext) =>
       ctx.sessionManager
         .getBranch()
@@ -62,6 +63,8 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.on("session_start", (_event, ctx) =>
       guard(ctx, "session_start", async () => {
         session?.shutdown();
+        // Without the addon the extension stays inactive and says why, once per session.
+        if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
         session = await native.openSession({
           cwd: ctx.cwd,
           configRoot: options.configRoot,
@@ -161,20 +164,20 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.registerCommand("hooks-status", {
       description: "Show pi-native-hooks: config, policies, analyzer and verification status",
       handler: async (_args, ctx) => {
-        await guard(ctx, "/hooks-status", () => ctx.ui.notify(session ? session.statusText() : "pi-native-hooks has not started", "info"));
+        await guard(ctx, "/hooks-status", () => ctx.ui.notify(session ? session.statusText() : notStarted(), "info"));
       },
     });
     pi.registerCommand("hooks-doctor", {
       description: "Check the pi-native-hooks config root: trust, rules, policies, analyzer health",
       handler: async (_args, ctx) => {
-        await guard(ctx, "/hooks-doctor", async () => ctx.ui.notify(session ? await session.doctor() : "pi-native-hooks has not started", "info"));
+        await guard(ctx, "/hooks-doctor", async () => ctx.ui.notify(session ? await session.doctor() : notStarted(), "info"));
       },
     });
     pi.registerCommand("hooks-init", {
       description: "Create the pi-native-hooks config root with the built-in rules and policies",
       handler: async (_args, ctx) => {
         await guard(ctx, "/hooks-init", async () => {
-          if (!session) return;
+          if (!session) return ctx.ui.notify(notStarted(), "info");
           const plan = await session.initPlan();
           const missing = plan.filter((line) => line.startsWith("would create"));
           ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.join("\n")}`, "info");

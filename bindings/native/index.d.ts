@@ -107,6 +107,13 @@ export interface RestoreResult {
   entries: Array<PersistedEntry>
 }
 
+/**
+ * Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current
+ * directory, writing to its stdout and stderr, and returns the exit code: 0 clean, 1 findings,
+ * 2 usage or configuration error (also 0 for `--help` and `--version`, as the binary does).
+ */
+export declare function runCli(argv: Array<string>): number
+
 /** How to open a session. */
 export interface SessionOptions {
   /** Pi's working directory for the session (`ctx.cwd`). */

@@ -837,3 +837,4 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.HookSession = nativeBinding.HookSession
 module.exports.openSession = nativeBinding.openSession
+module.exports.runCli = nativeBinding.runCli

@@ -2,9 +2,11 @@
 //!
 //! One bound type per file: [`HookSession`](session::HookSession) wraps the engine's
 //! [`Session`](pi_native_hooks::session::Session) (one per Pi session), [`open_session`] creates
-//! it, and `types` holds the plain objects crossing the boundary. Every method only translates:
-//! the logic lives in the engine, where it is tested. Engine errors become JS errors with a code.
+//! it, [`run_cli`] runs the `pi-native-hooks` command line for the npm package's `bin`, and
+//! `types` holds the plain objects crossing the boundary. Every method only translates: the logic
+//! lives in the engine, where it is tested. Engine errors become JS errors with a code.
 
+mod cli;
 mod error;
 mod open;
 mod session;
@@ -14,5 +16,6 @@ mod types;
 static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
     pi_native_hooks::policy::budget::CountingAllocator;
 
+pub use cli::run_cli;
 pub use open::open_session;
 pub use session::HookSession;

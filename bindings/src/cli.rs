@@ -1,0 +1,48 @@
+//! The `pi-native-hooks` command line run inside Node: the npm package's `bin` calls [`run_cli`],
+//! so `check`, `test`, `init` and `doctor` work from the prebuilt addon, without Rust or a second
+//! executable. Same parsing and output as the cargo-built binary (`pi_native_hooks::cli`).
+
+use clap::Parser;
+use napi_derive::napi;
+use pi_native_hooks::cli::{Cli, ExitStatus, Output, run};
+use std::io::Write;
+
+/// Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current
+/// directory, writing to its stdout and stderr, and returns the exit code: 0 clean, 1 findings,
+/// 2 usage or configuration error (also 0 for `--help` and `--version`, as the binary does).
+#[napi]
+pub fn run_cli(argv: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(std::iter::once("pi-native-hooks".to_owned()).chain(argv)) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // `--help`, `--version` and usage errors, printed and coded exactly as `Cli::parse`
+            // would before exiting the process (which an addon must not do).
+            let _ = error.print();
+            return error.exit_code();
+        }
+    };
+    let (mut stdout, mut stderr) = (std::io::stdout().lock(), std::io::stderr().lock());
+    let status = {
+        let mut out = Output {
+            stdout: &mut stdout,
+            stderr: &mut stderr,
+        };
+        match std::env::current_dir() {
+            Ok(cwd) => run(cli, &cwd, &mut out),
+            Err(error) => out.fail(&format!("cannot read the current directory: {error}")),
+        }
+    };
+    // Rust flushes stdout at the exit of its own `main` only; Node exits without it.
+    let _ = stdout.flush();
+    let _ = stderr.flush();
+    code(status)
+}
+
+/// The process exit code of a command's status: the binary's `From<ExitStatus> for ExitCode`.
+fn code(status: ExitStatus) -> i32 {
+    match status {
+        ExitStatus::Clean => 0,
+        ExitStatus::Findings => 1,
+        ExitStatus::Error => 2,
+    }
+}

@@ -1,0 +1,390 @@
+// The package as a Pi user gets it. `scripts/pack` writes the tarballs; a real npm registry
+// (verdaccio, on 127.0.0.1 with a throw-away storage, stopped at the end) serves them; Pi's own
+// CLI runs `pi install npm:pi-native-hooks` into a fake HOME with no `cargo` or `rustc` on PATH.
+// Then the installed package runs on the real Pi runtime: one extension and the skill load, a
+// session gets the built-in diagnostic, the installed `pi-native-hooks check` reports the same
+// finding, and the skill's workflow (init, a new policy, its fixtures, the doctor) works through
+// the command the skill names. Without the addon (an unsupported platform, a copy of the package
+// without its platform package) the extension says so in one line and Pi keeps running.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFile as execFileCallback, execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+const execFile = promisify(execFileCallback);
+const PACKAGE = resolve(import.meta.dirname, "../..");
+
+// The real user's files, by the OS user record (not $HOME): nothing below may change them.
+const realHome = userInfo().homedir;
+const REAL_PATHS = [join(realHome, ".pi"), join(realHome, ".config", "pi-native-hooks")];
+const stamp = (path) => (existsSync(path) ? statSync(path).mtimeMs : "absent");
+const realBefore = REAL_PATHS.map(stamp);
+
+// The developer's environment (rustup finds its toolchains through HOME), for `scripts/pack`.
+const DEVELOPER_ENV = { ...process.env };
+const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-registry-"));
+const HOME = join(ROOT, "home");
+const AGENT_DIR = join(HOME, ".pi", "agent");
+mkdirSync(HOME);
+// PI_OFFLINE keeps this process's resource loading off the network; the install below unsets it.
+Object.assign(process.env, { HOME, PI_CODING_AGENT_DIR: AGENT_DIR, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" });
+
+const pi = await import("@earendil-works/pi-coding-agent");
+const ai = await import("@earendil-works/pi-ai");
+
+/** Directories of a PATH with node and npm on it and no Rust toolchain. */
+const RUSTLESS_PATH = [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
+const onPath = (name, path) => path.split(delimiter).some((dir) => existsSync(join(dir, name)));
+/** The environment of the user's shell: the fake HOME, the local registry, no Rust. */
+const userEnv = (extra = {}) => {
+  const env = { ...process.env, PATH: RUSTLESS_PATH, npm_config_cache: join(ROOT, "npm-cache"), npm_config_update_notifier: "false", ...extra };
+  delete env.PI_OFFLINE;
+  for (const name of Object.keys(env)) if (/^(CARGO|RUSTUP|RUSTC)/.test(name)) delete env[name];
+  return env;
+};
+
+const INSTALLED = join(AGENT_DIR, "npm", "node_modules", "pi-native-hooks");
+const INSTALLED_BIN = join(AGENT_DIR, "npm", "node_modules", ".bin", "pi-native-hooks");
+const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
+
+let registry; // { url, child }
+let tarballs; // file names scripts/pack printed
+let platform; // e.g. linux-x64-gnu
+
+const git = (cwd, ...args) =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+  });
+let repoCount = 0;
+function newRepo() {
+  const dir = join(ROOT, `repo-${++repoCount}`);
+  mkdirSync(dir);
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(join(dir, "README.md"), "# fixture\n");
+  git(dir, "add", ".");
+  git(dir, "commit", "-qm", "init");
+  return dir;
+}
+
+/** Runs a command as the user would, resolving to { code, stdout, stderr } (never rejecting). */
+async function run(file, args, options = {}) {
+  try {
+    const { stdout, stderr } = await execFile(file, args, { encoding: "utf8", timeout: 120_000, env: userEnv(), ...options });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    if (typeof error.code !== "number") throw error;
+    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
+  }
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Starts verdaccio on 127.0.0.1 with its storage and users in ROOT and no uplink; waits up to 60 s. */
+async function startRegistry() {
+  const dir = join(ROOT, "registry");
+  mkdirSync(dir);
+  const port = await freePort();
+  const config = join(dir, "config.yaml");
+  writeFileSync(
+    config,
+    [
+      `storage: ${join(dir, "storage")}`,
+      "auth:",
+      "  htpasswd:",
+      `    file: ${join(dir, "htpasswd")}`,
+      "uplinks: {}",
+      "packages:",
+      "  '**':",
+      "    access: $all",
+      "    publish: $authenticated",
+      "max_body_size: 200mb",
+      "log: { type: stdout, format: pretty, level: warn }",
+      "",
+    ].join("\n"),
+  );
+  const bin = join(PACKAGE, "node_modules", "verdaccio", "bin", "verdaccio");
+  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${port}`], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${port}/`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`verdaccio did not answer within 60 s:\n${output}`);
+    }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+async function stopRegistry() {
+  if (!registry || registry.child.exitCode !== null) return;
+  const exited = new Promise((done) => registry.child.once("exit", done));
+  registry.child.kill("SIGTERM");
+  const timer = setTimeout(() => registry.child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Publishes the tarballs as a user registered on the local registry. */
+async function publish() {
+  const user = await fetch(`${registry.url}-/user/org.couchdb.user:publisher`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "publisher", password: "publisher-password", type: "user", roles: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(user.status, 201, "the registry registered the publisher");
+  const { token } = await user.json();
+  const npmrc = join(ROOT, "publisher.npmrc");
+  writeFileSync(npmrc, `${registry.url.replace(/^http:/, "")}:_authToken=${token}\n`);
+  for (const tarball of tarballs) {
+    const published = await run("npm", ["publish", join(ROOT, "packed", tarball), "--registry", registry.url], {
+      env: userEnv({ npm_config_userconfig: npmrc }),
+    });
+    assert.equal(published.code, 0, `npm publish ${tarball}: ${published.stderr}`);
+  }
+}
+
+before(async () => {
+  const packed = await run(join(PACKAGE, "scripts", "pack"), [join(ROOT, "packed")], { env: DEVELOPER_ENV, timeout: 1_800_000 });
+  assert.equal(packed.code, 0, `scripts/pack failed:\n${packed.stderr}`);
+  tarballs = packed.stdout.trim().split("\n");
+  registry = await startRegistry();
+  await publish();
+});
+
+after(async () => {
+  await stopRegistry();
+  if (!process.env.KEEP_E2E) rmSync(ROOT, { recursive: true, force: true });
+  assert.deepEqual(REAL_PATHS.map(stamp), realBefore, "the real ~/.pi and config root are untouched");
+});
+
+test("scripts/pack writes the main package and this platform's package at the same version", () => {
+  const version = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8")).version;
+  assert.equal(tarballs.length, 2);
+  assert.equal(tarballs[0], `pi-native-hooks-${version}.tgz`);
+  const match = tarballs[1].match(/^pi-native-hooks-(linux-(?:x64|arm64)-(?:gnu|musl)|darwin-(?:x64|arm64))-(.+)\.tgz$/);
+  assert.ok(match, `a platform package: ${tarballs[1]}`);
+  assert.equal(match[2], version);
+  platform = match[1];
+  assert.deepEqual(readdirSync(join(ROOT, "packed")).sort(), [...tarballs].sort(), "one tarball per package, nothing else");
+});
+
+test("pi install npm:pi-native-hooks from the registry, without Rust, installs the package and its addon only", async () => {
+  assert.ok(!onPath("cargo", RUSTLESS_PATH) && !onPath("rustc", RUSTLESS_PATH), "no cargo or rustc on the user's PATH");
+  const cli = join(PACKAGE, "node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
+  const installed = await run(process.execPath, [cli, "install", "npm:pi-native-hooks"], {
+    cwd: ROOT,
+    env: userEnv({ npm_config_registry: registry.url }),
+    timeout: 300_000,
+  });
+  assert.equal(installed.code, 0, `pi install failed:\n${installed.stdout}\n${installed.stderr}`);
+
+  const settings = JSON.parse(readFileSync(join(AGENT_DIR, "settings.json"), "utf8"));
+  assert.deepEqual(settings.packages, ["npm:pi-native-hooks"]);
+  const modules = readdirSync(join(AGENT_DIR, "npm", "node_modules")).filter((name) => !name.startsWith("."));
+  assert.deepEqual(modules.sort(), ["pi-native-hooks", `pi-native-hooks-${platform}`], "the platform package and nothing else: no peer, no other platform");
+  const manifest = JSON.parse(readFileSync(join(INSTALLED, "package.json"), "utf8"));
+  assert.equal(manifest.optionalDependencies[`pi-native-hooks-${platform}`], manifest.version, "the versions line up");
+  assert.ok(!readdirSync(join(INSTALLED, "bindings", "native")).some((f) => f.endsWith(".node")), "the main package carries no addon");
+  assert.ok(existsSync(INSTALLED_BIN), "npm linked the pi-native-hooks command");
+});
+
+test("Pi loads exactly one pi-native-hooks extension and the skill from the installed package", async () => {
+  const repo = newRepo();
+  const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
+  const loader = new pi.DefaultResourceLoader({ cwd: repo, agentDir: AGENT_DIR, settingsManager });
+  await loader.reload();
+  const { extensions, errors, warnings } = loader.getExtensions();
+  assert.deepEqual([errors, warnings], [[], []]);
+  assert.deepEqual(
+    extensions.map((e) => [e.path, e.sourceInfo.source, e.sourceInfo.scope, e.sourceInfo.origin]),
+    [[join(INSTALLED, "bindings/extension/index.ts"), "npm:pi-native-hooks", "user", "package"]],
+  );
+  assert.deepEqual([...extensions[0].commands.keys()].sort(), ["hooks-doctor", "hooks-init", "hooks-status"]);
+  const skills = loader.getSkills().skills;
+  assert.deepEqual(skills.map((s) => [s.name, s.filePath]), [["native-hook-authoring", join(INSTALLED, "skills/native-hook-authoring/SKILL.md")]]);
+  // Loading the extension loaded the addon, from the platform package npm installed.
+  const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.endsWith(".node"));
+  assert.deepEqual(loaded, [join(AGENT_DIR, "npm", "node_modules", `pi-native-hooks-${platform}`, `pi-native-hooks.${platform}.node`)]);
+});
+
+test("a session of the installed extension gets the diagnostic, and the installed check reports the same finding", async () => {
+  const root = join(ROOT, "config", "pi-native-hooks");
+  const init = await run(process.execPath, [join(INSTALLED, "bin/pi-native-hooks.js"), "init", "--config", root]);
+  assert.equal(init.code, 0, init.stderr);
+  // The personal root comes from the OS user record, which no test may read: this wrapper gives the
+  // installed extension's own factory an explicit root, and Pi's loader loads it like any extension.
+  const wrapper = join(ROOT, "under-test", "index.ts");
+  mkdirSync(dirname(wrapper));
+  writeFileSync(
+    wrapper,
+    `import { createPiNativeHooks } from ${JSON.stringify(join(INSTALLED, "bindings/extension/hooks.ts"))};\n` +
+      `export default createPiNativeHooks({ configRoot: ${JSON.stringify(root)} });\n`,
+  );
+  const repo = newRepo();
+  const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
+  const resourceLoader = new pi.DefaultResourceLoader({
+    cwd: repo,
+    agentDir: AGENT_DIR,
+    settingsManager,
+    noExtensions: true,
+    additionalExtensionPaths: [wrapper],
+  });
+  await resourceLoader.reload();
+  const { extensions, errors } = resourceLoader.getExtensions();
+  assert.deepEqual(errors, []);
+  assert.deepEqual(extensions.map((e) => e.path), [wrapper], "exactly one pi-native-hooks extension");
+  assert.deepEqual(resourceLoader.getSkills().skills.map((s) => s.name), ["native-hook-authoring"]);
+
+  const modelRuntime = await pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null });
+  const faux = ai.fauxProvider();
+  modelRuntime.registerNativeProvider(faux.provider);
+  const contexts = [];
+  faux.setResponses(
+    [ai.fauxAssistantMessage([ai.fauxToolCall("write", { path: "src/a.ts", content: BANG }, { id: "A" })], { stopReason: "toolUse" }), ai.fauxAssistantMessage("done")].map(
+      (response) => (ctx) => (contexts.push(structuredClone(ctx)), response),
+    ),
+  );
+  const { session } = await pi.createAgentSession({
+    cwd: repo,
+    agentDir: AGENT_DIR,
+    modelRuntime,
+    model: faux.getModel(),
+    settingsManager,
+    resourceLoader,
+    sessionManager: pi.SessionManager.inMemory(repo),
+  });
+  const handlerErrors = [];
+  await session.bindExtensions({ onError: (e) => handlerErrors.push(e) });
+  await session.prompt("write a file");
+  session.dispose();
+  assert.deepEqual(handlerErrors, []);
+  const [result] = contexts[1].messages.filter((m) => m.role === "toolResult");
+  const body = result.content.map((c) => c.text ?? "").join("\n");
+  assert.equal(result.isError, false);
+  assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
+  const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
+  assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
+
+  // The command npm linked, as the user runs it, on the same repository and root.
+  const check = await run(INSTALLED_BIN, ["check", "--config", root], { cwd: repo });
+  assert.equal(check.code, 1, `check reports findings with exit 1:\n${check.stderr}`);
+  const reported = check.stdout.trim().split("\n").map((line) => line.split(" ").slice(0, 2).join(" "));
+  assert.deepEqual(reported, delivered, "the same finding as the session's diagnostic");
+});
+
+test("the skill's workflow through the command it names: init, a new policy from the reference, its fixtures, the doctor", async () => {
+  const skill = readFileSync(join(INSTALLED, "skills/native-hook-authoring/SKILL.md"), "utf8");
+  const relative = skill.match(/`(\.\.\/\.\.\/bin\/pi-native-hooks\.js)` from it/)?.[1];
+  assert.ok(relative && skill.includes("node <package>/bin/pi-native-hooks.js <command>"), "the skill says how to run the command");
+  const command = resolve(join(INSTALLED, "skills/native-hook-authoring"), relative);
+  assert.equal(command, join(INSTALLED, "bin/pi-native-hooks.js"));
+  const cli = (...args) => run(process.execPath, [command, ...args, "--config", root], { cwd: ROOT });
+  const root = join(ROOT, "skill-root", "pi-native-hooks");
+
+  const dry = await cli("init", "--dry-run");
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /^would create: .*\/policies\/tests\/$/m, "the dry run lists what it would create");
+  assert.ok(!existsSync(root), "the dry run writes nothing");
+  const init = await cli("init");
+  assert.equal(init.code, 0, init.stderr);
+
+  // "Copy the closest example from the reference": its diagnostic policy and that policy's fixtures.
+  const contract = readFileSync(join(INSTALLED, "skills/native-hook-authoring/references/contract.md"), "utf8");
+  const policy = contract.match(/```rhai\n(const ID = "no-dynamic-import-in-src";[\s\S]*?)```/)[1];
+  const fixture = contract.match(/```yaml\n(policy: no-dynamic-import-in-src\n[\s\S]*?)```/)[1];
+  writeFileSync(join(root, "policies", "no-dynamic-import-in-src.rhai"), policy, { mode: 0o600 });
+  writeFileSync(join(root, "policies", "tests", "no-dynamic-import-in-src.yml"), fixture, { mode: 0o600 });
+
+  // The lines `test` prints under the new policy's heading.
+  const section = (stdout) => {
+    const lines = stdout.split("\n");
+    const start = lines.findIndex((line) => line.startsWith("no-dynamic-import-in-src ("));
+    assert.ok(start >= 0, `the new policy is tested:\n${stdout}`);
+    const end = lines.findIndex((line, i) => i > start && !line.startsWith("  "));
+    return lines.slice(start + 1, end).map((line) => line.replace(/ +/g, " ").trim());
+  };
+  const first = await cli("test");
+  assert.equal(first.code, 1, `the new policy has no snapshot yet:\n${first.stderr}`);
+  const expected = ["pass flags application code", "pass scripts are exempt"];
+  assert.deepEqual(section(first.stdout), [...expected, "snapshot missing: run with --update and review it"]);
+  const update = await cli("test", "--update");
+  assert.equal(update.code, 0, update.stderr);
+  const again = await cli("test");
+  assert.equal(again.code, 0, again.stderr);
+  assert.deepEqual(section(again.stdout), [...expected, "snapshot matches"]);
+  const doctor = await cli("doctor");
+  assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  assert.match(doctor.stdout, /ok: no-dynamic-import-in-src \(diagnostic\)/);
+});
+
+/** Runs no-addon-session.mjs on a fresh repository with `packages` in a fresh fake agent dir. */
+async function sessionWithout(name, packages, extraEnv = {}) {
+  const home = join(ROOT, `home-${name}`);
+  const agentDir = join(home, ".pi", "agent");
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ packages }));
+  if (packages.includes("npm:pi-native-hooks")) cpSync(join(AGENT_DIR, "npm"), join(agentDir, "npm"), { recursive: true });
+  const child = await run(process.execPath, [join(import.meta.dirname, "no-addon-session.mjs"), newRepo()], {
+    cwd: PACKAGE,
+    env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", ...extraEnv },
+  });
+  assert.equal(child.code, 0, child.stderr);
+  return { agentDir, ...JSON.parse(child.stdout) };
+}
+
+const SUPPORTED = "linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64";
+const BUILD = "build it from source with `npm run build:addon` in a checkout of the repository (needs Rust)";
+
+/** The extension loaded, said `line` once, stayed inactive, and the session answered. */
+function assertInactive(result, line) {
+  assert.deepEqual(result.loadErrors, []);
+  assert.equal(result.extensions.length, 1);
+  const notes = result.ui.filter(([kind]) => kind === "notify");
+  assert.deepEqual(notes, [["notify", line, "warning"], ["notify", line, "info"]], "one line at session start, the same from /hooks-status");
+  assert.ok(!JSON.stringify(result).includes("npm has a bug"), "never napi's npm advice");
+  assert.deepEqual(result.ui.filter(([kind]) => kind === "setStatus"), [], "no footer: the extension is inactive");
+  assert.deepEqual(result.reply, ["still here"], "Pi keeps running");
+  assert.deepEqual(result.handlerErrors, []);
+}
+
+test("on an unsupported platform the installed extension names it, the prebuilt ones and the source build, and stays inactive", async () => {
+  const result = await sessionWithout("riscv64", ["npm:pi-native-hooks"], { SIMULATE_ARCH: "riscv64" });
+  const line = `pi-native-hooks is inactive: no native addon for this platform (linux-riscv64-gnu); prebuilt for ${SUPPORTED}; ${BUILD}`;
+  assertInactive(result, line);
+  assert.deepEqual(result.extensions, [join(result.agentDir, "npm/node_modules/pi-native-hooks/bindings/extension/index.ts")]);
+});
+
+test("a copy of the package without its platform package, and its command, say the addon is not installed", async () => {
+  const copy = join(ROOT, "copy", "pi-native-hooks");
+  cpSync(INSTALLED, copy, { recursive: true });
+  const result = await sessionWithout("copy", [copy]);
+  const problem = `the addon for ${platform} is not installed (no package pi-native-hooks-${platform}); reinstall the package (\`pi install npm:pi-native-hooks\`) or ${BUILD}; prebuilt for ${SUPPORTED}`;
+  assertInactive(result, `pi-native-hooks is inactive: ${problem}`);
+  assert.deepEqual(result.extensions, [join(copy, "bindings/extension/index.ts")]);
+
+  const cli = await run(process.execPath, [join(copy, "bin/pi-native-hooks.js"), "check"], { cwd: ROOT });
+  assert.deepEqual([cli.code, cli.stdout, cli.stderr], [2, "", `pi-native-hooks: error: ${problem}\n`]);
+});
