@@ -8,18 +8,13 @@
 //! awaited with a timeout, `check` as a child process killed after one, so a regression fails the
 //! test instead of hanging it.
 
-use crate::support::repo::{git, write};
+use crate::support::cli::{DEADLINE, check};
+use crate::support::{TestRepo, symlink, write};
 use pi_native_hooks::analysis::{AnalysisSnapshot, Analyzer, RuleSet, ScanLimits, SkipReason};
 use pi_native_hooks::config::builtin;
 use pi_native_hooks::safe_open::FileKind;
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-/// Far longer than any of these runs takes; reaching it means something blocked.
-const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A file with one finding of the built-in pack (a non-null assertion).
 const BANG: &str = "declare const u: { n?: string } | undefined;\nexport const a = u!.n;\n";
@@ -65,58 +60,13 @@ fn finding_paths(snapshot: &AnalysisSnapshot) -> Vec<&str> {
     snapshot.findings.iter().map(|f| f.path.as_str()).collect()
 }
 
+/// A repository with one clean commit and a `src/` directory.
+fn repository() -> TestRepo {
+    TestRepo::with_commit(&[("src/clean.ts", "export const clean = 1;\n")])
+}
+
 fn mkfifo(path: &Path) {
     nix::unistd::mkfifo(path, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
-}
-
-fn symlink(target: impl AsRef<Path>, link: &Path) {
-    std::os::unix::fs::symlink(target, link).expect("symlink");
-}
-
-/// A repository with one clean commit and a `src/` directory.
-fn repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    git(dir.path(), &["init", "-q"]);
-    write(dir.path(), "src/clean.ts", "export const clean = 1;\n");
-    git(dir.path(), &["add", "."]);
-    git(dir.path(), &["commit", "-qm", "init"]);
-    dir
-}
-
-/// `pi-native-hooks check --builtin <args>` in `dir`, killed (and the test failed) if it runs
-/// past [`DEADLINE`]. Returns the exit code, stdout and stderr.
-fn check(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-native-hooks"))
-        .arg("check")
-        .arg("--builtin")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("binary starts");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("check {args:?} was still running after {DEADLINE:?}: it blocked");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let mut stdout = String::new();
-    let mut stderr = String::new();
-    if let Some(mut out) = child.stdout.take() {
-        out.read_to_string(&mut stdout).expect("stdout");
-    }
-    if let Some(mut err) = child.stderr.take() {
-        err.read_to_string(&mut stderr).expect("stderr");
-    }
-    (status.code().expect("exit code"), stdout, stderr)
 }
 
 #[test]
@@ -280,7 +230,7 @@ fn check_on_a_named_fifo_or_symlink_to_one_returns_and_names_it() {
     mkfifo(&root.join("pipe"));
     symlink("../pipe", &root.join("src/x.ts"));
 
-    let (code, stdout, stderr) = check(root, &["src/pipe.ts", "src/x.ts"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "src/pipe.ts", "src/x.ts"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
@@ -303,7 +253,7 @@ fn check_finds_an_untracked_symlink_to_a_fifo_through_git_and_names_it() {
     mkfifo(&root.join("src/pipe.ts"));
     write(root, "src/bang.ts", BANG);
 
-    let (code, stdout, stderr) = check(root, &[]);
+    let (code, stdout, stderr) = check(root, &["--builtin"]);
     assert_eq!(code, 1, "the finding in src/bang.ts: {stderr}");
     assert!(stdout.starts_with("src/bang.ts:2:"), "{stdout}");
     assert_eq!(
@@ -326,7 +276,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
     write(root, "src/real.ts", BANG);
     symlink("real.ts", &root.join("src/link.ts"));
 
-    let (code, stdout, stderr) = check(root, &["src"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "src"]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stdout
@@ -348,7 +298,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
 
     // Named, the link to a regular file inside the repository is followed, as the ast-grep CLI
     // follows a file named on its command line.
-    let (code, stdout, stderr) = check(root, &["src/link.ts"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "src/link.ts"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.starts_with("src/link.ts:2:"), "{stdout}");
     assert_eq!(stderr, "");
@@ -361,7 +311,7 @@ fn check_refuses_to_walk_a_named_directory_symlink_leaving_the_repository() {
     write(outside.path(), "inner.ts", BANG);
     symlink(outside.path(), &repo.path().join("out"));
 
-    let (code, stdout, stderr) = check(repo.path(), &["out"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "out"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert!(stderr.contains("out: outside "), "{stderr}");
@@ -374,7 +324,7 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
     huge.set_len(4 << 30).expect("sparse 4 GiB");
     drop(huge);
 
-    let (code, stdout, stderr) = check(repo.path(), &[]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
@@ -388,11 +338,11 @@ fn check_reports_findings_in_files_git_is_told_to_ignore_edits_of() {
     for flag in ["--skip-worktree", "--assume-unchanged"] {
         let repo = repository();
         let root = repo.path();
-        git(root, &["update-index", flag, "src/clean.ts"]);
+        repo.git(&["update-index", flag, "src/clean.ts"]);
         write(root, "src/clean.ts", BANG);
-        assert_eq!(git(root, &["status", "--porcelain"]), "", "git hides it");
+        assert_eq!(repo.git(&["status", "--porcelain"]), "", "git hides it");
 
-        let (code, stdout, stderr) = check(root, &[]);
+        let (code, stdout, stderr) = check(root, &["--builtin"]);
         assert_eq!(code, 1, "{flag}: {stderr}");
         assert!(
             stdout.starts_with(&format!("src/clean.ts:2:18 {BANG_RULE}")),

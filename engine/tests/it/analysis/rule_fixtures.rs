@@ -1,9 +1,9 @@
 //! Valid/invalid fixtures for every shipped rule, run through the real ast-grep engine with the
 //! built-in rule pack; the rendered findings are snapshot-tested.
 
+use crate::support::{checkout, test_data};
 use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks::config::builtin;
-use std::path::Path;
 use std::sync::Arc;
 
 fn analyzer() -> Analyzer {
@@ -23,7 +23,7 @@ fn analyzer() -> Analyzer {
 }
 
 fn scan_fixture(relative: &str) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = test_data("fixtures");
     let text = std::fs::read_to_string(dir.join(relative)).expect("fixture is readable");
     let snapshot = analyzer().scan_sources(&[(relative.to_owned(), text)]);
     assert!(snapshot.is_complete(), "{snapshot:?}");
@@ -177,7 +177,7 @@ fn explicit_any_is_not_steered_in_declaration_files() {
     let findings = scan_fixture("rules/typescript-no-explicit-any/valid.d.ts");
     assert!(findings.is_empty(), "{}", findings.join("\n"));
     // The same text as a source file is flagged: the file name, not the content, exempts it.
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = test_data("fixtures");
     let text = std::fs::read_to_string(dir.join("rules/typescript-no-explicit-any/valid.d.ts"))
         .expect("fixture is readable");
     let snapshot = analyzer().scan_sources(&[("src/legacy.ts".to_owned(), text)]);
@@ -195,7 +195,7 @@ fn explicit_any_is_not_steered_in_declaration_files() {
 fn console_output_in_test_and_script_paths_is_not_steered() {
     check_valid("rules/typescript-no-console-log/__tests__/valid.ts");
     check_valid("rules/typescript-no-console-log/scripts/valid.ts");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = test_data("fixtures");
     let text =
         std::fs::read_to_string(dir.join("rules/typescript-no-console-log/__tests__/valid.ts"))
             .expect("fixture is readable");
@@ -273,7 +273,7 @@ fn unicode_before_a_match_counts_characters_not_bytes() {
 
 #[test]
 fn every_shipped_rule_file_is_embedded() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+    let dir = checkout().join("rules");
     let mut on_disk: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -1,6 +1,7 @@
 //! Loading an ast-grep project from a config root: discovery as the ast-grep CLI does it, and a
 //! clear error naming the file (and line) for every kind of bad rule — never a panic.
 
+use crate::support::{ConfigRoot, write};
 use pi_native_hooks::analysis::rules::{RuleError, load_source};
 use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks::config::{ConfigFile, ConfigProblem, ConfigSource};
@@ -22,24 +23,19 @@ fn only_error(rules: &[ConfigFile]) -> RuleError {
     load.errors.into_iter().next().expect("one error")
 }
 
-fn write(root: &Path, relative: &str, text: &str) {
-    let path = root.join(relative);
-    std::fs::create_dir_all(path.parent().expect("has a parent")).expect("create dirs");
-    std::fs::write(path, text).expect("write file");
-}
-
-fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    write(
-        dir.path(),
-        "sgconfig.yml",
-        "ruleDirs:\n  - ast-grep/rules\nutilDirs:\n  - ast-grep/utils\n",
-    );
-    std::fs::create_dir_all(dir.path().join("ast-grep/utils")).expect("utils dir");
-    for (path, text) in files {
-        write(dir.path(), path, text);
-    }
-    dir
+fn project(files: &[(&str, &str)]) -> ConfigRoot {
+    files
+        .iter()
+        .fold(
+            ConfigRoot::builder()
+                .file(
+                    "sgconfig.yml",
+                    "ruleDirs:\n  - ast-grep/rules\nutilDirs:\n  - ast-grep/utils\n",
+                )
+                .dir("ast-grep/utils"),
+            |root, (path, text)| root.file(path, text),
+        )
+        .build()
 }
 
 #[test]
@@ -169,7 +165,7 @@ fn a_symlinked_rule_file_is_reported_not_loaded() {
     write(
         outside.path(),
         "other.yml",
-        &NON_NULL.replace("no-bang", "linked"),
+        NON_NULL.replace("no-bang", "linked"),
     );
     std::os::unix::fs::symlink(
         outside.path().join("other.yml"),
@@ -195,8 +191,7 @@ fn a_symlinked_rule_file_is_reported_not_loaded() {
 #[test]
 fn an_unknown_sgconfig_key_names_the_file() {
     let root = project(&[]);
-    write(
-        root.path(),
+    root.write(
         "sgconfig.yml",
         "ruleDirs: [ast-grep/rules]\ncustomLanguages: {}\n",
     );

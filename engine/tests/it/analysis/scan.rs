@@ -1,9 +1,9 @@
 //! Scanning real files on disk: every bound is visible in the snapshot, a vanished file is
 //! reported rather than fatal, and unchanged content is served from the cache without a parse.
 
+use crate::support::write;
 use pi_native_hooks::analysis::{AnalysisSnapshot, Analyzer, RuleSet, ScanLimits, SkipReason};
 use pi_native_hooks::config::builtin;
-use std::path::Path;
 use std::sync::Arc;
 
 const BANG: &str = "declare const u: { n?: string } | undefined;\nexport const a = u!.n;\n";
@@ -11,10 +11,6 @@ const BANG: &str = "declare const u: { n?: string } | undefined;\nexport const a
 fn analyzer(limits: ScanLimits, threads: usize) -> Analyzer {
     let load = RuleSet::load(&builtin::rule_files(), &[]);
     Analyzer::new("ast-grep:builtin", Arc::new(load.rules), limits, threads).expect("analyzer")
-}
-
-fn write(root: &Path, name: &str, bytes: &[u8]) {
-    std::fs::write(root.join(name), bytes).expect("write");
 }
 
 fn paths(names: &[&str]) -> Vec<String> {
@@ -61,7 +57,7 @@ fn only_ts_tsx_mts_cts_are_scanned() {
 #[test]
 fn oversized_binary_and_non_utf8_files_are_skipped_visibly() {
     let dir = tempfile::tempdir().expect("temp dir");
-    write(dir.path(), "big.ts", &vec![b'x'; 2048]);
+    write(dir.path(), "big.ts", vec![b'x'; 2048]);
     write(dir.path(), "bin.ts", b"export const a = 1;\0\x01\x02");
     write(dir.path(), "latin1.ts", b"export const s = \"caf\xe9\";\n");
     write(dir.path(), "ok.ts", BANG.as_bytes());

@@ -1,67 +1,34 @@
 //! `pi-native-hooks check` end to end: the real binary on real git repositories. Every run passes
 //! `--builtin` or `--config`, so no test reads the personal config root.
 
-use crate::support::repo::{git, write};
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn check(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let Output {
-        status,
-        stdout,
-        stderr,
-    } = Command::new(env!("CARGO_BIN_EXE_pi-native-hooks"))
-        .arg("check")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("binary runs");
-    (
-        status.code().expect("exit code"),
-        String::from_utf8(stdout).expect("utf-8 stdout"),
-        String::from_utf8(stderr).expect("utf-8 stderr"),
-    )
-}
+use crate::support::cli::check;
+use crate::support::{ConfigRoot, TestRepo, checkout};
 
 /// A repository with one committed file, then: a modification, a staged file, an untracked TSX
 /// file, an ignored file under node_modules, a committed-and-clean file with a finding, and a
 /// non-TypeScript change.
-fn repository() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    write(root, ".gitignore", "node_modules/\n");
-    write(root, "src/modified.ts", "export const a = 1;\n");
-    write(
-        root,
-        "src/committed.ts",
-        "declare const u: { n?: string };\nexport const old = u!.n;\n",
-    );
-    git(root, &["add", "."]);
-    git(root, &["commit", "-qm", "init"]);
-    write(
-        root,
+fn repository() -> TestRepo {
+    let repo = TestRepo::builder()
+        .file(".gitignore", "node_modules/\n")
+        .file("src/modified.ts", "export const a = 1;\n")
+        .file(
+            "src/committed.ts",
+            "declare const u: { n?: string };\nexport const old = u!.n;\n",
+        )
+        .commit();
+    repo.write(
         "src/modified.ts",
         "declare const u: { n?: string };\nexport const a = u!.n;\n",
     );
-    write(
-        root,
-        "src/staged.ts",
-        "export const lazy = import(\"./lazy\");\n",
-    );
-    git(root, &["add", "src/staged.ts"]);
-    write(
-        root,
+    repo.write("src/staged.ts", "export const lazy = import(\"./lazy\");\n");
+    repo.git(&["add", "src/staged.ts"]);
+    repo.write(
         "src/view/New.tsx",
         "declare const u: { n?: string };\nexport const V = () => <b>{u!.n}</b>;\n",
     );
-    write(
-        root,
-        "node_modules/pkg/index.ts",
-        "export const ignored = x!;\n",
-    );
-    write(root, "notes.md", "x!\n");
-    dir
+    repo.write("node_modules/pkg/index.ts", "export const ignored = x!;\n");
+    repo.write("notes.md", "x!\n");
+    repo
 }
 
 #[test]
@@ -140,8 +107,8 @@ fn json_lines_have_the_documented_shape() {
 #[test]
 fn a_clean_repository_exits_zero_silently() {
     let repo = repository();
-    git(repo.path(), &["add", "."]);
-    git(repo.path(), &["commit", "-qm", "everything"]);
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-qm", "everything"]);
     let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }
@@ -172,13 +139,13 @@ fn given_directories_are_walked_and_c_changes_directory() {
 #[test]
 fn a_personal_config_root_is_used_with_config() {
     let repo = repository();
-    let root = tempfile::tempdir().expect("temp dir");
-    write(root.path(), "sgconfig.yml", "ruleDirs: [ast-grep/rules]\n");
-    write(
-        root.path(),
-        "ast-grep/rules/only-imports.yml",
-        "id: only-imports\nlanguage: TypeScript\nseverity: info\nmessage: import found\nrule:\n  kind: call_expression\n  has: { field: function, kind: import }\n",
-    );
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [ast-grep/rules]\n")
+        .file(
+            "ast-grep/rules/only-imports.yml",
+            "id: only-imports\nlanguage: TypeScript\nseverity: info\nmessage: import found\nrule:\n  kind: call_expression\n  has: { field: function, kind: import }\n",
+        )
+        .build();
     let (code, stdout, stderr) = check(
         repo.path(),
         &["--config", root.path().to_str().expect("utf-8")],
@@ -190,13 +157,13 @@ fn a_personal_config_root_is_used_with_config() {
 #[test]
 fn a_config_error_exits_two_and_names_the_file() {
     let repo = repository();
-    let root = tempfile::tempdir().expect("temp dir");
-    write(root.path(), "sgconfig.yml", "ruleDirs: [rules]\n");
-    write(
-        root.path(),
-        "rules/python.yml",
-        "id: py\nlanguage: Python\nrule: { pattern: x }\n",
-    );
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [rules]\n")
+        .file(
+            "rules/python.yml",
+            "id: py\nlanguage: Python\nrule: { pattern: x }\n",
+        )
+        .build();
     let (code, stdout, stderr) = check(
         repo.path(),
         &["--config", root.path().to_str().expect("utf-8")],
@@ -233,7 +200,7 @@ fn a_missing_path_is_a_usage_error() {
 #[test]
 fn skipped_files_are_reported_on_stderr() {
     let repo = repository();
-    std::fs::write(repo.path().join("src/bin.ts"), b"\0\x01binary").expect("write");
+    repo.write("src/bin.ts", b"\0\x01binary");
     let (code, _, stderr) = check(repo.path(), &["--builtin", "src/bin.ts"]);
     assert_eq!(code, 0);
     assert_eq!(
@@ -245,8 +212,7 @@ fn skipped_files_are_reported_on_stderr() {
 #[test]
 fn findings_no_policy_covers_are_still_reported_without_a_policy() {
     let repo = repository();
-    write(
-        repo.path(),
+    repo.write(
         "src/unused.ts",
         "// ast-grep-ignore: typescript-no-dynamic-import-ts -- stale\nexport const a = 1;\n",
     );
@@ -263,18 +229,17 @@ fn findings_no_policy_covers_are_still_reported_without_a_policy() {
 #[test]
 fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
     let repo = repository();
-    let root = tempfile::tempdir().expect("temp dir");
-    write(root.path(), "sgconfig.yml", "ruleDirs: [ast-grep/rules]\n");
-    write(
-        root.path(),
-        "ast-grep/rules/bang.yml",
-        "id: bang\nlanguage: TypeScript\nseverity: warning\nmessage: bang\nrule:\n  kind: non_null_expression\n",
-    );
-    write(
-        root.path(),
-        "policies/bang.rhai",
-        "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { snapshot.report(\"Guard it.\") }\n",
-    );
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [ast-grep/rules]\n")
+        .file(
+            "ast-grep/rules/bang.yml",
+            "id: bang\nlanguage: TypeScript\nseverity: warning\nmessage: bang\nrule:\n  kind: non_null_expression\n",
+        )
+        .policy(
+            "bang.rhai",
+            "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { snapshot.report(\"Guard it.\") }\n",
+        )
+        .build();
     let config = root.path().to_str().expect("utf-8");
     let (code, stdout, stderr) = check(
         repo.path(),
@@ -287,9 +252,8 @@ fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
         (Some("bang-policy"), Some("Guard it."))
     );
 
-    write(
-        root.path(),
-        "policies/bang.rhai",
+    root.write_policy(
+        "bang.rhai",
         "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { throw \"boom\"; }\n",
     );
     let (code, stdout, stderr) = check(repo.path(), &["--config", config, "src/modified.ts"]);
@@ -302,25 +266,20 @@ fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
 
 #[test]
 fn the_repository_s_own_extension_passes_its_own_rules() {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let (code, stdout, stderr) = check(&repo, &["--config", ".", "bindings/extension"]);
+    let (code, stdout, stderr) = check(checkout(), &["--config", ".", "bindings/extension"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }
 
 #[test]
 fn file_names_with_a_newline_or_an_escape_are_printed_escaped_and_json_keeps_them() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    write(root, "README.md", "# x\n");
-    git(root, &["add", "."]);
-    git(root, &["commit", "-qm", "init"]);
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    let root = repo.path();
     let bang = "declare const u: { n?: string };\nexport const a = u!.n;\n";
     let forged = "src/evil\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts forged.ts";
     let coloured = "src/\u{1b}[31mred\u{1b}[0m.ts";
-    write(root, forged, bang);
-    write(root, coloured, bang);
-    std::fs::write(root.join("src/\u{1b}[2Jbin.ts"), b"\0binary").expect("write");
+    repo.write(forged, bang);
+    repo.write(coloured, bang);
+    repo.write("src/\u{1b}[2Jbin.ts", b"\0binary");
 
     let (code, stdout, stderr) = check(root, &["--builtin"]);
     assert_eq!(code, 1, "{stderr}");

@@ -6,7 +6,7 @@
 //! The ast-grep CLI is required: `. scripts/provision.sh` installs the pinned version and exports
 //! `AST_GREP_BIN`. A missing CLI fails the test; it is never skipped.
 
-use crate::support::{ast_grep, corpus};
+use crate::support::{ast_grep, cli, corpus, test_data};
 use pi_native_hooks::config::builtin;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -112,7 +112,7 @@ fn ast_grep_hits(config: &Path, cwd: &Path, files: &[String]) -> Vec<Hit> {
 
 /// `pi-native-hooks check --json --config <root> <files>` from `cwd`.
 fn check_hits(config_root: &Path, cwd: &Path, files: &[String]) -> Vec<Hit> {
-    let output = Command::new(env!("CARGO_BIN_EXE_pi-native-hooks"))
+    let output = cli::binary()
         .args(["check", "--json", "--config"])
         .arg(config_root)
         .args(files)
@@ -361,7 +361,7 @@ fn files_under(dir: &Path, prefix: &Path, out: &mut Vec<String>) {
 
 #[test]
 fn rule_fixtures_match_the_cli() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fixtures = test_data("fixtures");
     let mut files = Vec::new();
     files_under(&fixtures, Path::new(""), &mut files);
     files.retain(|f| f.ends_with(".ts") || f.ends_with(".tsx"));
@@ -526,7 +526,7 @@ fn suppression_edge_cases_match_the_cli() {
 fn an_initialized_config_root_is_a_valid_ast_grep_project() {
     let home = tempfile::tempdir().expect("create a home");
     let root = home.path().join("pi-native-hooks");
-    let init = Command::new(env!("CARGO_BIN_EXE_pi-native-hooks"))
+    let init = cli::binary()
         .args(["init", "--config"])
         .arg(&root)
         .output()
@@ -578,7 +578,7 @@ const RULES_FIRING_ON_REAL_CODE: &[&str] = &[
 /// runs this test; a missing or truncated sample fails it.
 #[test]
 fn real_code_sample_matches_the_cli() {
-    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real-corpus");
+    let sample = test_data("real-corpus");
     assert!(
         sample.join("README.md").is_file(),
         "the vendored real-code sample is missing: {} has no README.md",
@@ -629,7 +629,7 @@ fn real_code_sample_matches_the_cli() {
 /// byte.
 #[test]
 fn fixes_remove_the_focus_and_debugger_statements() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rules");
+    let fixtures = test_data("fixtures/rules");
     let dir = tempfile::tempdir().expect("create the fix directory");
     let files: Vec<String> = [
         "typescript-no-focused-test/invalid.ts",

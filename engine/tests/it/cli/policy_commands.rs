@@ -2,28 +2,9 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
-use clap::Parser;
-use pi_native_hooks::cli::{Cli, ExitStatus, Output, run};
-use std::path::Path;
-
-fn cli(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
-    let cli = Cli::try_parse_from(std::iter::once("pi-native-hooks").chain(args.iter().copied()))
-        .unwrap();
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let status = run(
-        cli,
-        cwd,
-        &mut Output {
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-        },
-    );
-    (
-        status,
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
-}
+use crate::support::cli::cli;
+use crate::support::config_root::write_private;
+use pi_native_hooks::cli::ExitStatus;
 
 #[test]
 fn init_doctor_and_test_work_together() {
@@ -100,9 +81,7 @@ fn doctor_and_test_print_names_from_the_root_escaped() {
     assert_eq!(status, ExitStatus::Clean, "{stderr}");
     // A policy whose file name carries an ANSI escape and which fails to load.
     let name = "bad\u{1b}[2Jname.rhai";
-    let path = home.path().join("root/policies").join(name);
-    std::fs::write(&path, "const ID = ;\n").unwrap();
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    write_private(&home.path().join("root/policies"), name, "const ID = ;\n");
 
     for command in ["doctor", "test"] {
         let (_, stdout, stderr) = cli(home.path(), &[command, "--config", "root"]);

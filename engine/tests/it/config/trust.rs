@@ -7,9 +7,11 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
-use clap::Parser;
+use crate::support::ConfigRoot;
+use crate::support::cli::cli;
+use crate::support::config_root::write_private;
 use pi_native_hooks::analysis::rules::{RuleError, load_source};
-use pi_native_hooks::cli::{Cli, ExitStatus, Output, run};
+use pi_native_hooks::cli::ExitStatus;
 use pi_native_hooks::config::trust::{TrustError, TrustedDir, check_dir};
 use pi_native_hooks::config::{ConfigProblem, ConfigSource, DirFault};
 use pi_native_hooks::policy::doctor::doctor;
@@ -28,13 +30,6 @@ fn chmod(path: &Path, mode: u32) {
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
 }
 
-fn write(root: &Path, relative: &str, text: &str) {
-    let path = root.join(relative);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(&path, text).unwrap();
-    chmod(&path, 0o600);
-}
-
 /// A temporary directory with its real path (the system temp dir may be reached by a symlink).
 fn temp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -44,30 +39,11 @@ fn temp() -> (tempfile::TempDir, PathBuf) {
 
 /// A working config root at `root`: one rule, one policy.
 fn config_root(root: &Path) {
-    fs::create_dir_all(root).unwrap();
-    chmod(root, 0o700);
-    write(root, "sgconfig.yml", "ruleDirs:\n  - rules\n");
-    write(root, "rules/no-bang.yml", RULE);
-    write(root, "policies/p.rhai", POLICY);
-}
-
-fn cli(cwd: &Path, args: &[&str]) -> (ExitStatus, String, String) {
-    let cli = Cli::try_parse_from(std::iter::once("pi-native-hooks").chain(args.iter().copied()))
-        .unwrap();
-    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
-    let status = run(
-        cli,
-        cwd,
-        &mut Output {
-            stdout: &mut stdout,
-            stderr: &mut stderr,
-        },
-    );
-    (
-        status,
-        String::from_utf8(stdout).unwrap(),
-        String::from_utf8(stderr).unwrap(),
-    )
+    ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs:\n  - rules\n")
+        .file("rules/no-bang.yml", RULE)
+        .policy("p.rhai", POLICY)
+        .build_at(root);
 }
 
 fn root_source(root: &Path) -> ConfigSource {
@@ -238,8 +214,8 @@ fn a_file_swapped_for_a_symlink_after_the_check_is_not_followed() {
     config_root(&root);
     let outside = base.join("outside");
     fs::create_dir(&outside).unwrap();
-    write(&outside, "evil.rhai", "evil");
-    write(&outside, "p.rhai", "evil");
+    write_private(&outside, "evil.rhai", "evil");
+    write_private(&outside, "p.rhai", "evil");
 
     let checked = TrustedDir::open_root(&root).unwrap();
     let policies = checked.open_dir(OsStr::new("policies")).unwrap();
@@ -289,11 +265,11 @@ fn a_file_swapped_for_a_symlink_after_the_check_is_not_followed() {
     // checked root.
     fs::remove_file(root.join("policies")).unwrap();
     fs::rename(base.join("moved"), root.join("policies")).unwrap();
-    write(&root, "policies/p.rhai", POLICY);
+    write_private(&root, "policies/p.rhai", POLICY);
     let held = TrustedDir::open_root(&root).unwrap();
     let decoy = base.join("decoy");
     config_root(&decoy);
-    write(&decoy, "sgconfig.yml", "ruleDirs: [decoy-rules]\n");
+    write_private(&decoy, "sgconfig.yml", "ruleDirs: [decoy-rules]\n");
     fs::rename(&root, base.join("root-moved")).unwrap();
     symlink(&decoy, &root).unwrap();
     assert_eq!(
@@ -330,7 +306,7 @@ fn project_dir_error(sgconfig: &str, prepare: impl FnOnce(&Path)) -> (Vec<String
     let root = base.join("root");
     config_root(&root);
     prepare(&base);
-    write(&root, "sgconfig.yml", sgconfig);
+    write_private(&root, "sgconfig.yml", sgconfig);
     let (rules, errors) = load_source(&root_source(&root));
     (rules.ids().to_vec(), errors)
 }
@@ -338,7 +314,7 @@ fn project_dir_error(sgconfig: &str, prepare: impl FnOnce(&Path)) -> (Vec<String
 #[test]
 fn rule_dirs_must_stay_inside_the_root() {
     let outside_rules =
-        |base: &Path| write(base, "x/other.yml", &RULE.replace("no-bang", "outside"));
+        |base: &Path| write_private(base, "x/other.yml", &RULE.replace("no-bang", "outside"));
 
     let (ids, errors) = project_dir_error("ruleDirs: [\"../x\"]\n", outside_rules);
     assert!(
@@ -487,12 +463,12 @@ fn doctor_reports_exactly_what_check_refuses() {
     assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
 
     // A rule that parses but does not compile, and one entry leaving the root.
-    write(
+    write_private(
         &root,
         "rules/broken.yml",
         "id: broken\nlanguage: TypeScript\nseverity: warning\nmessage: m\nrule:\n  kind: no_such_kind\n",
     );
-    write(&root, "sgconfig.yml", "ruleDirs:\n  - rules\n  - ../x\n");
+    write_private(&root, "sgconfig.yml", "ruleDirs:\n  - rules\n  - ../x\n");
     let (status, _, stderr) = cli(&base, &["check", "--config", "root", "."]);
     assert_eq!(status, ExitStatus::Error, "{stderr}");
     let errors: Vec<&str> = stderr.lines().skip(1).collect();

@@ -5,17 +5,16 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
+use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks::analysis::rules::load_source;
 use pi_native_hooks::analysis::{Analyzer, ScanLimits};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::policy::PolicyRegistry;
 use pi_native_hooks::policy::testing::run_fixtures;
 use std::fs;
-use std::path::Path;
 
 fn repo_file(relative: &str) -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    fs::read_to_string(root.join(relative)).unwrap()
+    fs::read_to_string(checkout().join(relative)).unwrap()
 }
 
 /// The bodies of the fenced blocks tagged `language`.
@@ -44,22 +43,12 @@ fn run_examples(relative: &str, expected_policies: usize) {
     let markdown = repo_file(relative);
     let policies = blocks(&markdown, "rhai");
     assert_eq!(policies.len(), expected_policies, "{relative}: rhai blocks");
-    let root = tempfile::tempdir().unwrap();
-    fs::create_dir_all(root.path().join("policies/tests")).unwrap();
+    let root = ConfigRoot::builder().dir("policies/tests").build();
     for (index, policy) in policies.iter().enumerate() {
-        fs::write(
-            root.path().join(format!("policies/example-{index}.rhai")),
-            policy,
-        )
-        .unwrap();
+        root.write_policy(&format!("example-{index}.rhai"), policy);
     }
     for (index, fixture) in blocks(&markdown, "yaml").iter().enumerate() {
-        fs::write(
-            root.path()
-                .join(format!("policies/tests/example-{index}.yml")),
-            fixture,
-        )
-        .unwrap();
+        root.write(&format!("policies/tests/example-{index}.yml"), fixture);
     }
     let registry = PolicyRegistry::load(root.path());
     assert!(

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
+use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks::analysis::rules::load_source;
 use pi_native_hooks::analysis::{
     AnalysisSnapshot, Analyzer, Finding, Position, ScanLimits, Severity, SourceRange,
@@ -13,14 +14,7 @@ use pi_native_hooks::policy::PolicyRegistry;
 use pi_native_hooks::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 use std::sync::Arc;
-
-fn repo_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-}
 
 fn builtin_analyzer() -> Analyzer {
     let (rules, errors) = load_source(&ConfigSource::BuiltIn);
@@ -35,8 +29,8 @@ fn describe(report: &TestReport) -> String {
 #[test]
 fn shipped_policies_pass_their_fixtures_with_the_real_analyzer() {
     let update = std::env::var_os("PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS").is_some();
-    let registry = PolicyRegistry::load(repo_root());
-    let report = run_fixtures(repo_root(), &registry, &mut builtin_analyzer(), update);
+    let registry = PolicyRegistry::load(checkout());
+    let report = run_fixtures(checkout(), &registry, &mut builtin_analyzer(), update);
     assert!(report.passed(), "{}", describe(&report));
     assert!(
         report.untested.is_empty(),
@@ -79,13 +73,6 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
     })
 }
 
-fn write(root: &Path, relative: &str, text: &str) {
-    let path = root.join(relative);
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(&path, text).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
-}
-
 /// Reports markers only on lines 1..=limit, so later markers go missing.
 fn policy(id: &str, body: &str) -> String {
     format!(
@@ -106,24 +93,20 @@ cases:
     expect: []
 ";
 
-fn temp_root() -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    fs::create_dir_all(root.path().join("policies/tests")).unwrap();
-    root
+fn temp_root() -> ConfigRoot {
+    ConfigRoot::builder().dir("policies/tests").build()
 }
 
 #[test]
 fn passing_fixtures_need_a_snapshot_which_update_writes() {
     let root = temp_root();
-    write(
-        root.path(),
-        "policies/markers.rhai",
+    root.write("policies/markers.rhai",
         &policy(
             "markers",
             "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"remove it\" })",
         ),
     );
-    write(root.path(), "policies/tests/markers.yml", FIXTURE);
+    root.write("policies/tests/markers.yml", FIXTURE);
     let registry = PolicyRegistry::load(root.path());
     let first = run_fixtures(root.path(), &registry, &mut marker_analyzer, false);
     assert!(
@@ -155,9 +138,7 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
     assert!(again.passed(), "{}", describe(&again));
 
     // A changed guidance shows up as a snapshot difference.
-    write(
-        root.path(),
-        "policies/markers.rhai",
+    root.write("policies/markers.rhai",
         &policy(
             "markers",
             "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"delete it\" })",
@@ -181,12 +162,8 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
 fn noisy_and_missing_policies_are_reported() {
     let root = temp_root();
     // Silent policy: misses the marker.
-    write(
-        root.path(),
-        "policies/markers.rhai",
-        &policy("markers", "[]"),
-    );
-    write(root.path(), "policies/tests/markers.yml", FIXTURE);
+    root.write("policies/markers.rhai", &policy("markers", "[]"));
+    root.write("policies/tests/markers.yml", FIXTURE);
     let report = run_fixtures(
         root.path(),
         &PolicyRegistry::load(root.path()),
@@ -198,16 +175,13 @@ fn noisy_and_missing_policies_are_reported() {
     assert!(!report.passed());
 
     // Noisy policy: reports a marker the fixture says is acceptable.
-    write(
-        root.path(),
-        "policies/markers.rhai",
+    root.write("policies/markers.rhai",
         &policy(
             "markers",
             "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"g\" })",
         ),
     );
-    write(
-        root.path(),
+    root.write(
         "policies/tests/markers.yml",
         &FIXTURE.replace("\"ok\\n\" }", "\"ok BAD\\n\" }"),
     );
@@ -229,11 +203,7 @@ fn noisy_and_missing_policies_are_reported() {
 #[test]
 fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     let root = temp_root();
-    write(
-        root.path(),
-        "policies/markers.rhai",
-        &policy("markers", "[]"),
-    );
+    root.write("policies/markers.rhai", &policy("markers", "[]"));
     let empty = run_fixtures(
         root.path(),
         &PolicyRegistry::load(root.path()),
@@ -250,13 +220,8 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     );
     assert_eq!(empty.untested, ["markers"]);
 
-    write(
-        root.path(),
-        "policies/tests/ghost.yml",
-        "policy: ghost\ncases: []\n",
-    );
-    write(
-        root.path(),
+    root.write("policies/tests/ghost.yml", "policy: ghost\ncases: []\n");
+    root.write(
         "policies/tests/typo.yml",
         "policy: markers\ncases:\n  - name: x\n    fils: []\n",
     );
@@ -283,12 +248,11 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     );
 
     // A verification-style case for a diagnostic policy is malformed.
-    write(
-        root.path(),
+    root.write(
         "policies/tests/typo.yml",
         "policy: markers\ncases:\n  - name: x\n    changed: [a.ts]\n    requires: []\n",
     );
-    fs::remove_file(root.path().join("policies/tests/ghost.yml")).unwrap();
+    root.remove("policies/tests/ghost.yml");
     let report = run_fixtures(
         root.path(),
         &PolicyRegistry::load(root.path()),

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
+use crate::support::ConfigRoot;
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
 use pi_native_hooks::policy::{
     Cancellation, FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox,
@@ -9,20 +10,11 @@ use pi_native_hooks::policy::{
 };
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-fn root() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("policies")).unwrap();
-    dir
-}
-
-fn write(root: &Path, name: &str, text: &str) {
-    let path = root.join("policies").join(name);
-    fs::write(&path, text).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+fn root() -> ConfigRoot {
+    ConfigRoot::builder().dir("policies").build()
 }
 
 fn diagnostic(id: &str, body: &str) -> String {
@@ -108,23 +100,14 @@ fn builtin_pack_loads_cleanly() {
 #[test]
 fn broken_policies_never_hide_their_siblings_at_load_time() {
     let root = root();
-    write(root.path(), "a-good.rhai", &diagnostic("good", REPORT_ALL));
-    write(
-        root.path(),
-        "b-syntax.rhai",
-        "const ID = \"x\";\nfn evaluate(s) { [ }\n",
-    );
-    write(
-        root.path(),
+    root.write_policy("a-good.rhai", &diagnostic("good", REPORT_ALL));
+    root.write_policy("b-syntax.rhai", "const ID = \"x\";\nfn evaluate(s) { [ }\n");
+    root.write_policy(
         "c-contract.rhai",
         "const ID = \"c\";\nconst KIND = \"diagnostic\";\n",
     );
-    write(root.path(), "d-duplicate.rhai", &diagnostic("good", "[]"));
-    write(
-        root.path(),
-        "e-writable.rhai",
-        &diagnostic("writable", "[]"),
-    );
+    root.write_policy("d-duplicate.rhai", &diagnostic("good", "[]"));
+    root.write_policy("e-writable.rhai", &diagnostic("writable", "[]"));
     fs::set_permissions(
         root.path().join("policies/e-writable.rhai"),
         fs::Permissions::from_mode(0o666),
@@ -135,9 +118,8 @@ fn broken_policies_never_hide_their_siblings_at_load_time() {
         root.path().join("policies/f-link.rhai"),
     )
     .unwrap();
-    write(root.path(), "notes.txt", "not a policy");
-    fs::create_dir(root.path().join("policies/nested")).unwrap();
-    write(root.path(), "nested/z.rhai", "garbage");
+    root.write_policy("notes.txt", "not a policy");
+    root.write_policy("nested/z.rhai", "garbage");
 
     let registry = PolicyRegistry::load(root.path());
     assert!(registry.is_active());
@@ -194,42 +176,28 @@ fn broken_policies_never_hide_their_siblings_at_load_time() {
 #[test]
 fn failing_policies_never_hide_their_siblings_at_run_time() {
     let root = root();
-    write(
-        root.path(),
-        "1-throws.rhai",
-        &diagnostic("throws", "throw \"broken\";"),
-    );
-    write(root.path(), "2-spins.rhai", &diagnostic("spins", "loop {}"));
-    write(
-        root.path(),
-        "3-not-array.rhai",
-        &diagnostic("not-array", "42"),
-    );
-    write(
-        root.path(),
-        "4-bad-map.rhai",
+    root.write_policy("1-throws.rhai", &diagnostic("throws", "throw \"broken\";"));
+    root.write_policy("2-spins.rhai", &diagnostic("spins", "loop {}"));
+    root.write_policy("3-not-array.rhai", &diagnostic("not-array", "42"));
+    root.write_policy("4-bad-map.rhai",
         &diagnostic(
             "bad-map",
             "[#{ path: \"src/a.ts\", line: 0, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\" }]",
         ),
     );
-    write(
-        root.path(),
-        "5-foreign-path.rhai",
+    root.write_policy("5-foreign-path.rhai",
         &diagnostic(
             "foreign",
             "[#{ path: \"/etc/passwd\", line: 1, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\" }]",
         ),
     );
-    write(
-        root.path(),
-        "6-extra-key.rhai",
+    root.write_policy("6-extra-key.rhai",
         &diagnostic(
             "extra",
             "[#{ path: \"src/a.ts\", line: 1, column: 1, rule: \"rule-a\", message: \"m\", guidance: \"g\", fix: \"x\" }]",
         ),
     );
-    write(root.path(), "7-good.rhai", &diagnostic("good", REPORT_ALL));
+    root.write_policy("7-good.rhai", &diagnostic("good", REPORT_ALL));
     let sandbox = Arc::new(Sandbox::new(SandboxLimits {
         deadline: Duration::from_millis(100),
         ..SandboxLimits::default()
@@ -292,27 +260,21 @@ fn failing_policies_never_hide_their_siblings_at_run_time() {
 #[test]
 fn one_policy_cannot_change_what_another_sees() {
     let root = root();
-    write(
-        root.path(),
+    root.write_policy(
         "1-mutator.rhai",
         &diagnostic(
             "mutator",
             "let all = snapshot.findings; all.clear(); all.push(42); []",
         ),
     );
-    write(
-        root.path(),
+    root.write_policy(
         "2-setter.rhai",
         &diagnostic(
             "setter",
             "for f in snapshot.findings { f.rule = \"other\"; } []",
         ),
     );
-    write(
-        root.path(),
-        "3-observer.rhai",
-        &diagnostic("observer", REPORT_ALL),
-    );
+    root.write_policy("3-observer.rhai", &diagnostic("observer", REPORT_ALL));
     let registry = PolicyRegistry::load(root.path());
     let shared = snapshot(vec![
         finding("src/a.ts", 0, "rule-a"),
@@ -344,9 +306,8 @@ fn one_policy_cannot_change_what_another_sees() {
 #[test]
 fn policies_see_only_their_rules_and_analyzer() {
     let root = root();
-    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
-    write(
-        root.path(),
+    root.write_policy("a.rhai", &diagnostic("a", REPORT_ALL));
+    root.write_policy(
         "b.rhai",
         &diagnostic("b", REPORT_ALL).replace("\"ast-grep\"", "\"ast-grep:builtin\""),
     );
@@ -371,12 +332,12 @@ fn policies_see_only_their_rules_and_analyzer() {
 #[test]
 fn a_previously_loaded_policy_that_now_fails_is_degraded() {
     let root = root();
-    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
-    write(root.path(), "b.rhai", &diagnostic("b", REPORT_ALL));
+    root.write_policy("a.rhai", &diagnostic("a", REPORT_ALL));
+    root.write_policy("b.rhai", &diagnostic("b", REPORT_ALL));
     let first = PolicyRegistry::load(root.path());
     assert_eq!(first.policies().len(), 2);
-    write(root.path(), "b.rhai", "const ID = \"b\";\n");
-    write(root.path(), "c.rhai", "broken(");
+    root.write_policy("b.rhai", "const ID = \"b\";\n");
+    root.write_policy("c.rhai", "broken(");
     let second = first.reload();
     assert_eq!(second.policies().len(), 1);
     let problems = second.problems();
@@ -397,7 +358,7 @@ fn a_previously_loaded_policy_that_now_fails_is_degraded() {
 #[test]
 fn digest_covers_policies_and_rule_files() {
     let root = root();
-    write(root.path(), "a.rhai", &diagnostic("a", REPORT_ALL));
+    root.write_policy("a.rhai", &diagnostic("a", REPORT_ALL));
     let registry = PolicyRegistry::load(root.path());
     let alone = registry.digest_with([]);
     assert_eq!(
@@ -447,9 +408,7 @@ fn verification_requirements_follow_affects_predicates() {
 #[test]
 fn a_non_boolean_affects_result_is_a_failure() {
     let root = root();
-    write(
-        root.path(),
-        "v.rhai",
+    root.write_policy("v.rhai",
         "const ID = \"v\";\nconst KIND = \"verification\";\nconst PROJECT = #{ manifest: \"package.json\", name: \"n\" };\nconst REQUIREMENTS = [#{ id: \"t\", command: \"npm test\", affects: \"f\" }];\nfn f(path) { path.len() }\n",
     );
     let registry = PolicyRegistry::load(root.path());
@@ -467,18 +426,12 @@ fn a_non_boolean_affects_result_is_a_failure() {
 #[test]
 fn report_builds_diagnostics_natively_and_needs_guidance_for_every_rule() {
     let root = root();
-    write(
-        root.path(),
-        "a.rhai",
-        &diagnostic("all", "snapshot.report(\"fix it\")"),
-    );
-    write(
-        root.path(),
+    root.write_policy("a.rhai", &diagnostic("all", "snapshot.report(\"fix it\")"));
+    root.write_policy(
         "b.rhai",
         &diagnostic("by-rule", "snapshot.report(#{ \"rule-b\": \"other\" })"),
     );
-    write(
-        root.path(),
+    root.write_policy(
         "c.rhai",
         &diagnostic(
             "one",

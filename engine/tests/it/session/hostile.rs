@@ -4,8 +4,8 @@
 //! command that only looks like the required one never counts, and unreadable state fails
 //! closed.
 
-use crate::support::repo::{git, write};
-use pi_native_hooks::policy::init::InitPlan;
+use super::node_project;
+use crate::support::{ConfigRoot, TestRepo, write};
 use pi_native_hooks::session::{RestoreOutcome, Session, SessionOptions};
 use pi_native_hooks::state::{BranchEntry, STATE_ENTRY_TYPE};
 use pi_native_hooks::verification::{RequirementState, Timestamp};
@@ -14,43 +14,18 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A Node project the shipped example verification policy matches (`npm test`).
-fn node_repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    git(dir.path(), &["init", "-q", "-b", "main"]);
-    write(
-        dir.path(),
-        "package.json",
-        "{ \"name\": \"my-node-project\" }\n",
-    );
-    write(dir.path(), "src/app.ts", "export const app = 1;\n");
-    write(dir.path(), "docs/notes.md", "notes\n");
-    git(dir.path(), &["add", "."]);
-    git(dir.path(), &["commit", "-qm", "init"]);
-    dir
-}
-
-/// A config root with the built-in pack, as `pi-native-hooks init` creates it.
-fn config_root() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp dir");
-    InitPlan::new(&dir.path().join("pi-native-hooks"))
-        .apply()
-        .expect("init");
-    dir
-}
-
 /// One session in a Node project, as the binding opens it.
 struct Pi {
-    repo: tempfile::TempDir,
-    _root: tempfile::TempDir,
+    repo: TestRepo,
+    _root: ConfigRoot,
     session: Session,
     calls: u32,
 }
 
 impl Pi {
     async fn start(branch: &[BranchEntry]) -> (Pi, RestoreOutcome) {
-        let (repo, root) = (node_repo(), config_root());
-        let mut options = SessionOptions::new(repo.path(), root.path().join("pi-native-hooks"));
+        let (repo, root) = (node_project(), ConfigRoot::builtin());
+        let mut options = SessionOptions::new(repo.path(), root.path());
         options.clock = Arc::new(|| Timestamp(1_700_000_000_000));
         let session = Session::open(options);
         let restored = session.restore(branch).await;

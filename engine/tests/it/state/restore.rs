@@ -3,7 +3,8 @@
 //! when none can be read), branch switches and forks, the live workspace compared before restored
 //! state is trusted, and entries that stay small however dirty the worktree is.
 
-use crate::support::gate::{ConfigRoot, Repo, Session, continuation_text, exit, success};
+use crate::support::gate::{Session, continuation_text, exit, success};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::state::{
     self, BranchEntry, STATE_ENTRY_TYPE, STATE_VERSION, StateProblem, StateWarning,
 };
@@ -226,7 +227,7 @@ fn irrelevant_edit_between_sessions_keeps_the_pass() {
 
 #[test]
 fn restore_in_a_fresh_session_with_dirty_files_arms_nothing() {
-    let repo = Repo::demo();
+    let repo = TestRepo::demo();
     repo.write("src/a.ts", "export const a = 'dirty';\n");
     let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());
     assert_eq!(session.restored.entry_id, None);
@@ -312,7 +313,7 @@ fn branch_whose_state_entries_are_all_unreadable_restores_every_check_as_unknown
             serde_json::json!({ "version": STATE_VERSION, "gate": { "revision": "many" } }),
         ),
     ];
-    let mut session = Session::start(Repo::demo(), ConfigRoot::demo(), branch);
+    let mut session = Session::start(TestRepo::demo(), ConfigRoot::demo(), branch);
 
     assert_eq!(session.restored.entry_id, None);
     let warnings = &session.restored.warnings;
@@ -360,7 +361,7 @@ fn branch_whose_state_entries_are_all_unreadable_restores_every_check_as_unknown
 
 #[test]
 fn one_unreadable_entry_alone_fails_closed_too() {
-    let repo = Repo::demo();
+    let repo = TestRepo::demo();
     let branch = vec![entry("garbage", serde_json::json!("not an object"))];
     let mut session = Session::start(repo, ConfigRoot::demo(), branch);
     assert_eq!(session.state("test"), RequirementState::Unknown);
@@ -374,18 +375,15 @@ fn one_unreadable_entry_alone_fails_closed_too() {
 // Small entries: the dirty paths are persisted by digest once they stop being few.
 
 /// Writes `count` untracked notes, which no demo requirement cares about.
-fn untracked_notes(repo: &Repo, count: usize) {
+fn untracked_notes(repo: &TestRepo, count: usize) {
     for index in 0..count {
-        repo.write(
-            &format!("notes/n{index:04}.txt"),
-            &format!("note {index}\n"),
-        );
+        repo.write(&format!("notes/n{index:04}.txt"), format!("note {index}\n"));
     }
 }
 
 /// A session in a worktree with `notes` untracked files where `npm test` was armed and passed.
 fn passed_among(notes: usize) -> Session {
-    let repo = Repo::demo();
+    let repo = TestRepo::demo();
     untracked_notes(&repo, notes);
     let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());
     session.edit("src/a.ts", "export const a = 2;\n");

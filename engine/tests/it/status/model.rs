@@ -1,13 +1,15 @@
 //! The status model behind `/hooks-status`: config health, policies with digests and load
 //! errors, the project, the workspace revision and each requirement's state.
 
-use crate::support::gate::{ConfigRoot, DEMO_POLICY, Repo, Session, exit, success};
+use crate::support::gate::{DEMO_POLICY, Session, exit, success};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::status::{ConfigHealth, ConfigStatus, HooksStatus, VerificationStatus};
 use pi_native_hooks::verification::{RequirementState, SettleDecision};
 
 #[test]
 fn config_status_lists_policies_with_digests_and_load_errors() {
-    let config = ConfigRoot::with(&[("demo.rhai", DEMO_POLICY), ("broken.rhai", "const ID = ;")]);
+    let config =
+        ConfigRoot::with_policies(&[("demo.rhai", DEMO_POLICY), ("broken.rhai", "const ID = ;")]);
     let registry = config.registry();
     let status = ConfigStatus::of(&registry);
 
@@ -50,7 +52,7 @@ fn verification_status_reports_project_revision_and_requirements() {
 
 #[test]
 fn hooks_status_serializes_for_the_binding() {
-    let session = Session::start(Repo::demo(), ConfigRoot::demo(), Vec::new());
+    let session = Session::start(TestRepo::demo(), ConfigRoot::demo(), Vec::new());
     let status = HooksStatus {
         config: ConfigStatus::of(&session.config.registry()),
         verification: VerificationStatus::of(&session.gate),

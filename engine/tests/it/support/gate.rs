@@ -1,11 +1,9 @@
-//! Shared fixtures for the `verification_*` and `state_*` integration tests: throwaway git
-//! repositories built with the real `git` CLI (isolated from the machine's git configuration),
-//! temporary config roots holding real verification policies, and a session driver that plays
-//! the wave coordinator (real snapshots before and after each wave) and the binding (state
-//! entries appended to a branch, injected time).
-#![allow(dead_code)]
+//! The gate's driver for the verification, state and status tests: the demo project and its
+//! verification policy, and a [`Session`] that plays the wave coordinator (real snapshots before
+//! and after each wave) and the binding (state entries appended to a branch, injected time) around
+//! the real gate.
 
-use pi_native_hooks::policy::PolicyRegistry;
+use super::{ConfigRoot, TestRepo};
 use pi_native_hooks::state::{self, BranchEntry, RestoreReport};
 use pi_native_hooks::verification::{
     CallOutcome, DEFAULT_CONTINUATION_CAP, GateConfig, ObservedCall, RequirementState,
@@ -15,8 +13,6 @@ use pi_native_hooks::verification::{
 use pi_native_hooks::workspace::{
     ChangeSet, MutatingCall, capture, capture_paths, changeset_without_git,
 };
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The verification policy most tests use: `npm test` for TypeScript and the manifest,
@@ -39,30 +35,10 @@ fn affects_docs(path) {
 }
 "#;
 
-pub use super::repo::git;
-
-/// A temporary git repository.
-pub struct Repo {
-    dir: tempfile::TempDir,
-}
-
-impl Repo {
-    /// A repository with `files` committed.
-    pub fn with_commit(files: &[(&str, &str)]) -> Repo {
-        let dir = tempfile::tempdir().expect("tempdir");
-        git(dir.path(), &["init", "-q"]);
-        let repo = Repo { dir };
-        for (path, content) in files {
-            repo.write(path, content);
-        }
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "init"]);
-        repo
-    }
-
+impl TestRepo {
     /// The demo project: `package.json` named `demo`, a TypeScript file, a README and docs.
-    pub fn demo() -> Repo {
-        Repo::with_commit(&[
+    pub fn demo() -> TestRepo {
+        TestRepo::with_commit(&[
             (
                 "package.json",
                 r#"{"name": "demo", "scripts": {"test": "true"}}"#,
@@ -73,73 +49,16 @@ impl Repo {
         ])
     }
 
-    /// The worktree root.
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Run git here.
-    pub fn git(&self, args: &[&str]) -> String {
-        git(self.path(), args)
-    }
-
-    /// Write `content` to `rela`, creating parent directories.
-    pub fn write(&self, rela: &str, content: &str) {
-        let path = self.path().join(rela);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).expect("mkdir");
-        }
-        fs::write(path, content).expect("write");
-    }
-
-    /// Read `rela`.
-    pub fn read(&self, rela: &str) -> String {
-        fs::read_to_string(self.path().join(rela)).expect("read")
-    }
-
     /// The live workspace, as the binding passes it at settle and session start.
     pub fn live(&self) -> WorkspaceObservation {
         WorkspaceObservation::of_capture(capture(self.path()))
     }
 }
 
-/// A temporary config root with a `policies/` directory.
-pub struct ConfigRoot {
-    dir: tempfile::TempDir,
-}
-
 impl ConfigRoot {
-    /// A root holding `policies` (file name, text).
-    pub fn with(policies: &[(&str, &str)]) -> ConfigRoot {
-        let dir = tempfile::tempdir().expect("tempdir");
-        fs::create_dir(dir.path().join("policies")).expect("mkdir policies");
-        let root = ConfigRoot { dir };
-        for (name, text) in policies {
-            root.write(name, text);
-        }
-        root
-    }
-
     /// A root holding [`DEMO_POLICY`].
     pub fn demo() -> ConfigRoot {
-        ConfigRoot::with(&[("demo.rhai", DEMO_POLICY)])
-    }
-
-    /// Write a policy file with owner-only permissions.
-    pub fn write(&self, name: &str, text: &str) {
-        let path = self.dir.path().join("policies").join(name);
-        fs::write(&path, text).expect("write policy");
-        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).expect("chmod policy");
-    }
-
-    /// Remove a policy file.
-    pub fn remove(&self, name: &str) {
-        fs::remove_file(self.dir.path().join("policies").join(name)).expect("remove policy");
-    }
-
-    /// Load the registry, as the binding does at session start.
-    pub fn registry(&self) -> PolicyRegistry {
-        PolicyRegistry::load(self.dir.path())
+        ConfigRoot::with_policies(&[("demo.rhai", DEMO_POLICY)])
     }
 }
 
@@ -204,7 +123,7 @@ pub fn exit(code: i64) -> CallOutcome {
 /// One Pi session on a branch: the gate, the branch's appended entries and an injected clock.
 pub struct Session {
     /// The project.
-    pub repo: Repo,
+    pub repo: TestRepo,
     /// The policies.
     pub config: ConfigRoot,
     /// The gate under test.
@@ -220,17 +139,17 @@ pub struct Session {
 impl Session {
     /// A new session in the demo project with the demo policy.
     pub fn demo() -> Session {
-        Session::start(Repo::demo(), ConfigRoot::demo(), Vec::new())
+        Session::start(TestRepo::demo(), ConfigRoot::demo(), Vec::new())
     }
 
     /// Starts a session in `repo` whose branch already holds `branch`.
-    pub fn start(repo: Repo, config: ConfigRoot, branch: Vec<BranchEntry>) -> Session {
+    pub fn start(repo: TestRepo, config: ConfigRoot, branch: Vec<BranchEntry>) -> Session {
         Session::start_with(repo, config, branch, DEFAULT_CONTINUATION_CAP)
     }
 
     /// [`Session::start`] with a continuation cap.
     pub fn start_with(
-        repo: Repo,
+        repo: TestRepo,
         config: ConfigRoot,
         branch: Vec<BranchEntry>,
         continuation_cap: u32,
@@ -285,7 +204,7 @@ impl Session {
 
     /// Plays one wave: snapshot, `mutate` the files, snapshot, and report `calls` with the
     /// changed paths and the post-wave snapshot, as the wave coordinator does.
-    pub fn wave(&mut self, calls: Vec<ObservedCall>, mutate: impl FnOnce(&Repo)) {
+    pub fn wave(&mut self, calls: Vec<ObservedCall>, mutate: impl FnOnce(&TestRepo)) {
         let before = capture(self.repo.path()).expect("baseline snapshot");
         mutate(&self.repo);
         let after = capture(self.repo.path()).expect("post-wave snapshot");
@@ -305,7 +224,7 @@ impl Session {
         &mut self,
         calls: Vec<ObservedCall>,
         targets: &[&str],
-        mutate: impl FnOnce(&Repo),
+        mutate: impl FnOnce(&TestRepo),
     ) {
         let before = capture_paths(self.repo.path(), targets).expect("baseline snapshot");
         mutate(&self.repo);

@@ -1,9 +1,9 @@
-//! Shared fixtures for the `wave_*` tests: an in-memory workspace, a fake analyzer and fake
-//! policies over it, a scan-counting wrapper for any analyzer, an event driver that replays Pi
-//! 1.6's event order (parallel preflight in source order then concurrent execution; sequential
-//! one call at a time), and throwaway git repositories built with the isolated `git` CLI.
-#![allow(dead_code)]
+//! The wave coordinator's test doubles and driver: an in-memory workspace, a fake analyzer and
+//! fake policies over it, a scan-counting wrapper for any analyzer, an event driver that replays
+//! Pi 1.6's event order (parallel preflight in source order then concurrent execution; sequential
+//! one call at a time), and a coordinator over a real directory with the built-in pack.
 
+use super::write;
 use pi_native_hooks::analysis::{
     AnalysisSnapshot, Finding, Position, Severity, SkipReason, SkippedFile, SourceRange,
 };
@@ -40,10 +40,6 @@ impl FakeFs {
             .lock()
             .expect("fs")
             .insert(path.to_owned(), content.to_owned());
-    }
-
-    pub fn remove(&self, path: &str) {
-        self.files.lock().expect("fs").remove(path);
     }
 
     pub fn read(&self, path: &str) -> Option<String> {
@@ -543,29 +539,6 @@ pub fn appended<'a>(outcomes: &'a [Outcome], id: &str) -> Option<&'a str> {
     }
 }
 
-pub use super::repo::git;
-
-/// A temporary git repository with `files` committed.
-pub fn git_repo(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    git(dir.path(), &["init", "-q"]);
-    for (path, text) in files {
-        write_file(dir.path(), path, text);
-    }
-    git(dir.path(), &["add", "-A"]);
-    git(dir.path(), &["commit", "-q", "-m", "init"]);
-    dir
-}
-
-/// Writes `root/path`, creating parent directories.
-pub fn write_file(root: &Path, path: &str, text: &str) {
-    let full = root.join(path);
-    if let Some(parent) = full.parent() {
-        std::fs::create_dir_all(parent).expect("mkdir");
-    }
-    std::fs::write(full, text).expect("write");
-}
-
 /// A coordinator over the in-memory workspace, with its scan and capture logs.
 pub struct Fake {
     pub coordinator: WaveCoordinator<FakeWorkspace>,
@@ -700,5 +673,5 @@ pub fn real(dir: &Path) -> (WaveCoordinator, ScanLog) {
 pub fn write_step(id: &str, root: &Path, path: &str, text: &str) -> Step {
     let (root, p, t) = (root.to_path_buf(), path.to_owned(), text.to_owned());
     Step::new(id, "write", json!({ "path": path, "content": text }))
-        .effect(move || write_file(&root, &p, &t))
+        .effect(move || write(&root, &p, &t))
 }

@@ -1,7 +1,8 @@
 //! Policy changes: a changed registry digest, a missing or failing policy and a failing
 //! predicate leave armed requirements `unknown` until rerun or waived — never silently cleared.
 
-use crate::support::gate::{ConfigRoot, DEMO_POLICY, Repo, Session, continuation_text, success};
+use crate::support::gate::{DEMO_POLICY, Session, continuation_text, success};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::verification::{RequirementState, SettleDecision};
 
 /// A session where `npm test` passed, about to be resumed.
@@ -18,7 +19,7 @@ fn digest_change_makes_armed_requirements_unknown_until_rerun() {
     let session = passed();
     session
         .config
-        .write("demo.rhai", &format!("// edited\n{DEMO_POLICY}"));
+        .write_policy("demo.rhai", &format!("// edited\n{DEMO_POLICY}"));
     let mut session = session.resume();
 
     assert_eq!(session.state("test"), RequirementState::Unknown);
@@ -38,7 +39,7 @@ fn digest_change_makes_armed_requirements_unknown_until_rerun() {
 #[test]
 fn digest_change_on_reload_makes_armed_requirements_unknown() {
     let mut session = passed();
-    session.config.write(
+    session.config.write_policy(
         "demo.rhai",
         &DEMO_POLICY.replace("\"npm test\"", "\"npm run test:ci\""),
     );
@@ -55,7 +56,7 @@ fn digest_change_on_reload_makes_armed_requirements_unknown() {
 #[test]
 fn missing_policy_keeps_armed_requirements_unknown_until_waived() {
     let session = passed();
-    session.config.remove("demo.rhai");
+    session.config.remove("policies/demo.rhai");
     let mut session = session.resume();
 
     let test = session.requirement("test");
@@ -89,7 +90,7 @@ fn missing_policy_keeps_armed_requirements_unknown_until_waived() {
 #[test]
 fn missing_policy_requirement_clears_on_rerun() {
     let session = passed();
-    session.config.remove("demo.rhai");
+    session.config.remove("policies/demo.rhai");
     let mut session = session.resume();
     session.run("npm test", success());
     assert!(session.gate.requirements().is_empty());
@@ -100,7 +101,7 @@ fn missing_policy_requirement_clears_on_rerun() {
 fn failing_policy_on_reload_leaves_armed_requirements_unknown() {
     let mut session = passed();
     let loaded = session.config.registry();
-    session.config.write(
+    session.config.write_policy(
         "demo.rhai",
         &DEMO_POLICY.replace("fn affects_docs", "fn affects_docs("),
     );
@@ -116,14 +117,14 @@ fn failing_policy_on_reload_leaves_armed_requirements_unknown() {
 
 #[test]
 fn failing_predicate_makes_the_requirement_unknown() {
-    let config = ConfigRoot::with(&[(
+    let config = ConfigRoot::with_policies(&[(
         "demo.rhai",
         &DEMO_POLICY.replace(
             "path.ends_with(\".ts\") || path == \"package.json\"",
             "if path == \"src/boom.ts\" { throw \"cannot classify\" } path.ends_with(\".ts\")",
         ),
     )]);
-    let mut session = Session::start(Repo::demo(), config, Vec::new());
+    let mut session = Session::start(TestRepo::demo(), config, Vec::new());
     session.edit("src/boom.ts", "export {};\n");
 
     assert_eq!(session.state("test"), RequirementState::Unknown);
@@ -153,7 +154,7 @@ fn a_required_command_with_a_unicode_or_control_blank_is_a_load_error_naming_fil
             let policy =
                 DEMO_POLICY.replace("command: \"npm test\"", &format!("command: \"{command}\""));
             assert_ne!(policy, DEMO_POLICY);
-            let config = ConfigRoot::with(&[("demo.rhai", &policy)]);
+            let config = ConfigRoot::with_policies(&[("demo.rhai", &policy)]);
             let registry = config.registry();
             assert!(registry.policies().is_empty(), "{command:?} loaded");
             let problems: Vec<String> = registry
@@ -183,10 +184,10 @@ fn a_required_command_keeps_ascii_blanks_inside_and_loses_them_at_the_ends() {
         "command: \"npm test\"",
         "command: \"\\t npm test\\tsuite \\n\"",
     );
-    let config = ConfigRoot::with(&[("demo.rhai", &policy)]);
+    let config = ConfigRoot::with_policies(&[("demo.rhai", &policy)]);
     let registry = config.registry();
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());
-    let mut session = Session::start(Repo::demo(), config, Vec::new());
+    let mut session = Session::start(TestRepo::demo(), config, Vec::new());
     assert_eq!(session.requirement("test").command, "npm test\tsuite");
     session.edit("src/a.ts", "export const a = 2;\n");
     session.run(" npm test\tsuite\n", success());

@@ -1,6 +1,6 @@
 //! Project matching: the git root plus the manifest a verification policy names.
 
-use crate::support::gate::{ConfigRoot, Repo};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::verification::{
     GateConfig, ManifestError, ProjectProblem, VerificationGate, manifest_name, match_projects,
 };
@@ -19,8 +19,8 @@ fn any(path) {{ true }}
 
 #[test]
 fn package_json_name_matches() {
-    let repo = Repo::with_commit(&[("package.json", r#"{"name": "web", "version": "1.0.0"}"#)]);
-    let config = ConfigRoot::with(&[("web.rhai", &policy("web", "package.json", "web"))]);
+    let repo = TestRepo::with_commit(&[("package.json", r#"{"name": "web", "version": "1.0.0"}"#)]);
+    let config = ConfigRoot::with_policies(&[("web.rhai", &policy("web", "package.json", "web"))]);
     let matched = match_projects(repo.path(), &config.registry());
     assert_eq!(matched.root.as_deref(), Some(repo.path()));
     assert_eq!(matched.matched.len(), 1);
@@ -30,7 +30,7 @@ fn package_json_name_matches() {
 
 #[test]
 fn cargo_package_name_matches() {
-    let repo = Repo::with_commit(&[(
+    let repo = TestRepo::with_commit(&[(
         "Cargo.toml",
         "[package]\nname = \"tool\"\nversion = \"0.1.0\"\n",
     )]);
@@ -42,22 +42,23 @@ fn cargo_package_name_matches() {
 
 #[test]
 fn cargo_workspace_package_name_matches() {
-    let repo = Repo::with_commit(&[(
+    let repo = TestRepo::with_commit(&[(
         "Cargo.toml",
         "[workspace]\nmembers = [\"a\"]\n\n[workspace.package]\nname = \"suite\"\nversion = \"0.1.0\"\n",
     )]);
-    let config = ConfigRoot::with(&[("suite.rhai", &policy("suite", "Cargo.toml", "suite"))]);
+    let config =
+        ConfigRoot::with_policies(&[("suite.rhai", &policy("suite", "Cargo.toml", "suite"))]);
     let matched = match_projects(repo.path(), &config.registry());
     assert_eq!(matched.matched.len(), 1);
 }
 
 #[test]
 fn several_policies_may_match_one_project() {
-    let repo = Repo::with_commit(&[
+    let repo = TestRepo::with_commit(&[
         ("package.json", r#"{"name": "mixed"}"#),
         ("Cargo.toml", "[package]\nname = \"mixed-core\"\n"),
     ]);
-    let config = ConfigRoot::with(&[
+    let config = ConfigRoot::with_policies(&[
         ("a.rhai", &policy("node", "package.json", "mixed")),
         ("b.rhai", &policy("rust", "Cargo.toml", "mixed-core")),
         ("c.rhai", &policy("other", "package.json", "someone-else")),
@@ -73,14 +74,14 @@ fn several_policies_may_match_one_project() {
 
 #[test]
 fn different_name_matches_nothing() {
-    let repo = Repo::with_commit(&[("package.json", r#"{"name": "not-demo"}"#)]);
+    let repo = TestRepo::with_commit(&[("package.json", r#"{"name": "not-demo"}"#)]);
     let gate = VerificationGate::new(GateConfig::new(repo.path()), &ConfigRoot::demo().registry());
     assert!(gate.requirements().is_empty());
 }
 
 #[test]
 fn project_root_is_the_git_root_from_a_subdirectory() {
-    let repo = Repo::demo();
+    let repo = TestRepo::demo();
     let gate = VerificationGate::new(
         GateConfig::new(repo.path().join("src")),
         &ConfigRoot::demo().registry(),
@@ -91,7 +92,7 @@ fn project_root_is_the_git_root_from_a_subdirectory() {
 
 #[test]
 fn malformed_manifest_is_reported_not_matched() {
-    let repo = Repo::with_commit(&[("package.json", "{ not json")]);
+    let repo = TestRepo::with_commit(&[("package.json", "{ not json")]);
     let matched = match_projects(repo.path(), &ConfigRoot::demo().registry());
     assert!(matched.matched.is_empty());
     assert!(matches!(
@@ -105,7 +106,7 @@ fn malformed_manifest_is_reported_not_matched() {
 
 #[test]
 fn manifest_without_a_name_is_reported() {
-    let repo = Repo::with_commit(&[("Cargo.toml", "[workspace]\nmembers = []\n")]);
+    let repo = TestRepo::with_commit(&[("Cargo.toml", "[workspace]\nmembers = []\n")]);
     assert!(matches!(
         manifest_name(repo.path(), "Cargo.toml"),
         Err(ManifestError::NoName { .. })
@@ -114,8 +115,8 @@ fn manifest_without_a_name_is_reported() {
 
 #[test]
 fn unsupported_manifest_is_reported() {
-    let repo = Repo::with_commit(&[("pyproject.toml", "[project]\nname = \"py\"\n")]);
-    let config = ConfigRoot::with(&[("py.rhai", &policy("py", "pyproject.toml", "py"))]);
+    let repo = TestRepo::with_commit(&[("pyproject.toml", "[project]\nname = \"py\"\n")]);
+    let config = ConfigRoot::with_policies(&[("py.rhai", &policy("py", "pyproject.toml", "py"))]);
     let matched = match_projects(repo.path(), &config.registry());
     assert!(matched.matched.is_empty());
     assert!(matches!(
@@ -129,7 +130,7 @@ fn unsupported_manifest_is_reported() {
 
 #[test]
 fn a_manifest_that_is_not_a_regular_file_is_reported_without_being_opened() {
-    let repo = Repo::with_commit(&[("README.md", "# r\n")]);
+    let repo = TestRepo::with_commit(&[("README.md", "# r\n")]);
     // A FIFO named `package.json` would block a plain read forever; a symlink to a device would
     // be read endlessly.
     nix::unistd::mkfifo(

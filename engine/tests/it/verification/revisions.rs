@@ -3,9 +3,8 @@
 //! baseline or at settle — never absorbed — and changes that cannot be proven make armed
 //! requirements `unknown`, never `passed`.
 
-use crate::support::gate::{
-    ConfigRoot, Repo, Session, bash, continuation_text, read_call, success, write_call,
-};
+use crate::support::gate::{Session, bash, continuation_text, read_call, success, write_call};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::verification::{
     GateConfig, ObservedChanges, RequirementState, SettleDecision, VerificationGate,
     WaveObservation, WorkspaceObservation,
@@ -50,7 +49,7 @@ fn irrelevant_change_leaves_a_pass_untouched() {
 
 #[test]
 fn fresh_session_treats_dirty_files_as_an_unarmed_baseline() {
-    let repo = Repo::demo();
+    let repo = TestRepo::demo();
     repo.write("src/a.ts", "export const a = 'dirty before the session';\n");
     repo.write("docs/new.md", "untracked before the session\n");
     let mut session = Session::start(repo, ConfigRoot::demo(), Vec::new());

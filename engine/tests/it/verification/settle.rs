@@ -1,6 +1,7 @@
 //! The settle decision: the continuation message and the continuation cap.
 
-use crate::support::gate::{ConfigRoot, Repo, Session, bash, continuation_text, exit, success};
+use crate::support::gate::{Session, bash, continuation_text, exit, success};
+use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::status::VerificationStatus;
 use pi_native_hooks::verification::{
     RequirementState, SettleDecision, VERIFICATION_MESSAGE_TYPE, WAIVER_TOOL,
@@ -75,7 +76,7 @@ fn continuation_cap_stops_forcing_after_n_continuations_without_progress() {
 
 #[test]
 fn progress_resets_the_continuation_cap() {
-    let mut session = Session::start_with(Repo::demo(), ConfigRoot::demo(), Vec::new(), 2);
+    let mut session = Session::start_with(TestRepo::demo(), ConfigRoot::demo(), Vec::new(), 2);
     session.edit("src/a.ts", "export const a = 2;\n");
     continuation_text(&session.settle());
     continuation_text(&session.settle());
@@ -101,7 +102,7 @@ fn progress_resets_the_continuation_cap() {
 
 #[test]
 fn unprovable_changes_that_repeat_do_not_count_as_progress() {
-    let mut session = Session::start_with(Repo::demo(), ConfigRoot::demo(), Vec::new(), 3);
+    let mut session = Session::start_with(TestRepo::demo(), ConfigRoot::demo(), Vec::new(), 3);
     session.edit("src/a.ts", "export const a = 2;\n");
     std::fs::remove_dir_all(session.root().join(".git")).expect("remove .git");
     let mut continuations = 0;

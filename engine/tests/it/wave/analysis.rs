@@ -3,21 +3,16 @@
 //! ast-grep analyzer and the built-in policy pack (two diagnostic policies).
 
 use crate::support::wave::{
-    Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, git_repo, real, run_batch,
-    write_step,
+    Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, real, run_batch, write_step,
 };
+use crate::support::{TestRepo, set};
 use pi_native_hooks::policy::Cancellation;
 use pi_native_hooks::wave::{AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest};
-use std::collections::BTreeSet;
 use std::sync::Arc;
-
-fn set(items: &[&str]) -> BTreeSet<String> {
-    items.iter().map(|s| (*s).to_owned()).collect()
-}
 
 #[tokio::test]
 async fn two_policies_and_several_files_in_one_wave_cause_exactly_one_scan() {
-    let repo = git_repo(&[("README.md", "# r\n")]);
+    let repo = TestRepo::with_commit(&[("README.md", "# r\n")]);
     let root = repo.path();
     let (coordinator, scans) = real(root);
     let outcomes = run_batch(

@@ -2,9 +2,8 @@
 //! snapshots (path-limited for `write`/`edit`, full for `bash`), the built-in ast-grep rules and
 //! Rhai policies, delivery across waves, a `HEAD` move, and the non-git fallback.
 
-use crate::support::wave::{
-    Fate, Run, Step, appended, decision, git, git_repo, real, run_batch, write_file, write_step,
-};
+use crate::support::wave::{Fate, Run, Step, appended, decision, real, run_batch, write_step};
+use crate::support::{TestRepo, git, write};
 use pi_native_hooks::wave::{CallResult, FinishedCall, ResultDecision, SnapshotScope};
 use pi_native_hooks::workspace::ChangeSet;
 use serde_json::json;
@@ -23,7 +22,7 @@ fn paths(list: &[&str]) -> Option<ChangeSet> {
 
 #[tokio::test]
 async fn write_and_edit_waves_snapshot_only_their_targets_and_deliver_each_finding_once() {
-    let repo = git_repo(&[
+    let repo = TestRepo::with_commit(&[
         ("src/app.ts", "export const app = 1;\n"),
         ("README.md", "# r\n"),
     ]);
@@ -58,7 +57,7 @@ async fn write_and_edit_waves_snapshot_only_their_targets_and_deliver_each_findi
             Step::new("B", "edit", json!({ "path": "src/app.ts" })).effect({
                 let root = root.to_path_buf();
                 move || {
-                    write_file(
+                    write(
                         &root,
                         "src/app.ts",
                         "export const app = 1;\nconst m = import(\"./m\");\n",
@@ -127,7 +126,7 @@ async fn write_and_edit_waves_snapshot_only_their_targets_and_deliver_each_findi
 
 #[tokio::test]
 async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error() {
-    let repo = git_repo(&[
+    let repo = TestRepo::with_commit(&[
         ("src/app.ts", "export const app = 1;\n"),
         (".gitignore", "node_modules/\n"),
     ]);
@@ -140,13 +139,13 @@ async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error
             Step::new("S", "bash", json!({ "command": "codegen && exit 3" }))
                 .fate(Fate::Error)
                 .effect(move || {
-                    write_file(
+                    write(
                         &dir,
                         "src/gen/b.ts",
                         "export const b = () => import(\"./c\");\n",
                     );
-                    write_file(&dir, "src/app.ts", "export const app = env.X!;\n");
-                    write_file(&dir, "node_modules/x/i.ts", "const y = z!;\n");
+                    write(&dir, "src/app.ts", "export const app = env.X!;\n");
+                    write(&dir, "node_modules/x/i.ts", "const y = z!;\n");
                 }),
         ],
         Run::Parallel,
@@ -206,7 +205,7 @@ async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error
 
 #[tokio::test]
 async fn a_commit_moves_head_without_repeating_what_was_delivered() {
-    let repo = git_repo(&[("README.md", "# r\n")]);
+    let repo = TestRepo::with_commit(&[("README.md", "# r\n")]);
     let root = repo.path();
     let (coordinator, _) = real(root);
     let first = run_batch(
@@ -257,7 +256,7 @@ async fn outside_git_only_explicit_targets_are_known() {
         vec![
             write_step("W", root, "a.ts", "const v = w!;\n"),
             Step::new("B", "bash", json!({ "command": "gen" }))
-                .effect(move || write_file(&bash_dir, "gen.ts", "const q = r!;\n")),
+                .effect(move || write(&bash_dir, "gen.ts", "const q = r!;\n")),
         ],
         Run::Parallel,
     )

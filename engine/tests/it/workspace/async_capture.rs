@@ -1,11 +1,11 @@
 //! The async wrappers: same result as the sync capture, and cancellation through `CancelToken`.
 
-use crate::support::workspace::{Repo, set};
+use crate::support::{TestRepo, set};
 use pi_native_hooks::workspace::{self, CancelToken, WorkspaceError};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn async_capture_matches_sync_capture() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("a.txt", "changed\n");
     repo.write("new.txt", "n\n");
     let sync = repo.snapshot();
@@ -24,7 +24,7 @@ async fn async_capture_matches_sync_capture() {
 
 #[tokio::test]
 async fn cancelled_token_returns_cancelled_error() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     let token = CancelToken::new();
     token.cancel();
     assert!(token.is_cancelled());
@@ -41,7 +41,7 @@ async fn cancelled_token_returns_cancelled_error() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_while_running_stops_the_capture() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     for i in 0..3000 {
         repo.write(&format!("untracked/{}/{i}.txt", i % 30), "content\n");
     }

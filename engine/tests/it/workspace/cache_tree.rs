@@ -2,12 +2,13 @@
 //! of the index's cache-tree extension: fully valid and matching `HEAD`, partly invalidated by
 //! staging, valid but naming a different tree than `HEAD`, and absent.
 
-use crate::support::workspace::{Repo, git_cmd, set, xy_map};
+use crate::support::porcelain::xy_map;
+use crate::support::{TestRepo, git_cmd, set};
 
 /// A repository with several directories, so that staging in one leaves the others' cache-tree
 /// entries valid.
-fn layered() -> Repo {
-    Repo::with_settled_commit(&[
+fn layered() -> TestRepo {
+    TestRepo::with_settled_commit(&[
         ("top.txt", "top\n"),
         (
             "a/one.txt",
@@ -22,14 +23,14 @@ fn layered() -> Repo {
 }
 
 /// `true` if the index file carries a cache-tree (`TREE`) extension.
-fn has_cache_tree(repo: &Repo) -> bool {
+fn has_cache_tree(repo: &TestRepo) -> bool {
     let bytes = std::fs::read(repo.abs(".git/index")).expect("index bytes");
     bytes.windows(4).any(|w| w == b"TREE")
 }
 
 /// Rewrite the index from its own entries with `git update-index --index-info`, which writes no
 /// cache-tree extension (and zeroed stat data, so every entry needs a content check).
-fn drop_cache_tree(repo: &Repo) {
+fn drop_cache_tree(repo: &TestRepo) {
     let listing = repo.git(&["ls-files", "-s"]);
     std::fs::remove_file(repo.abs(".git/index")).expect("remove the index");
     let mut child = git_cmd(repo.path())

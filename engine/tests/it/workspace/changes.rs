@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::support::workspace::{Repo, set};
+use crate::support::{TestRepo, set};
 use pi_native_hooks::workspace::{self, ChangeSet, WorkspaceSnapshot};
 
 fn changed(
@@ -15,7 +15,7 @@ fn changed(
 
 #[test]
 fn fingerprint_is_stable_without_changes_and_hex() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("a.txt", "dirty\n");
     repo.write("new.txt", "new\n");
     let first = repo.snapshot();
@@ -28,7 +28,7 @@ fn fingerprint_is_stable_without_changes_and_hex() {
 
 #[test]
 fn second_edit_of_a_dirty_file_changes_fingerprint_and_is_a_changed_path() {
-    let repo = Repo::with_commit(&[("a.txt", "aaaa\n"), ("b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "aaaa\n"), ("b.txt", "b\n")]);
     repo.write("a.txt", "edit1\n");
     repo.write("b.txt", "dirty too\n");
     let before = repo.snapshot();
@@ -45,7 +45,7 @@ fn second_edit_of_a_dirty_file_changes_fingerprint_and_is_a_changed_path() {
 
 #[test]
 fn fingerprint_ignores_clean_files_and_stat_only_changes() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("clean.txt", "c\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("clean.txt", "c\n")]);
     repo.write("a.txt", "dirty\n");
     let before = repo.snapshot();
     let file = std::fs::File::options()
@@ -61,7 +61,7 @@ fn fingerprint_ignores_clean_files_and_stat_only_changes() {
 
 #[test]
 fn staging_changes_the_status_part() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("a.txt", "dirty\n");
     let before = repo.snapshot();
     repo.git(&["add", "a.txt"]);
@@ -72,7 +72,7 @@ fn staging_changes_the_status_part() {
 
 #[test]
 fn commit_moves_head_and_reports_committed_paths() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
     repo.write("a.txt", "a2\n");
     repo.write("b.txt", "b2\n");
     let before = repo.snapshot();
@@ -87,7 +87,7 @@ fn commit_moves_head_and_reports_committed_paths() {
 
 #[test]
 fn head_move_without_worktree_change_reports_tree_diff() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("new/file.txt", "n\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "second"]);
@@ -107,7 +107,7 @@ fn head_move_without_worktree_change_reports_tree_diff() {
 
 #[test]
 fn first_commit_from_unborn_head() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write("a.txt", "a\n");
     let before = repo.snapshot();
     repo.git(&["add", "a.txt"]);
@@ -119,14 +119,14 @@ fn first_commit_from_unborn_head() {
 
 #[test]
 fn staged_rename_source_counts_as_changed() {
-    let repo = Repo::with_commit(&[("old.txt", "content long enough to be a rename\n")]);
+    let repo = TestRepo::with_commit(&[("old.txt", "content long enough to be a rename\n")]);
     let before = repo.snapshot();
     repo.git(&["mv", "old.txt", "new.txt"]);
     let after = repo.snapshot();
     assert_eq!(changed(&before, &after), set(&["new.txt", "old.txt"]));
 }
 
-fn index_state(repo: &Repo) -> (Vec<u8>, SystemTime) {
+fn index_state(repo: &TestRepo) -> (Vec<u8>, SystemTime) {
     let path = repo.abs(".git/index");
     let bytes = std::fs::read(&path).expect("index bytes");
     let mtime = std::fs::metadata(&path)
@@ -137,7 +137,7 @@ fn index_state(repo: &Repo) -> (Vec<u8>, SystemTime) {
 
 #[test]
 fn snapshots_never_write_the_index() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("dir/c.txt", "c\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("dir/c.txt", "c\n")]);
     // Stat-dirty but content-clean files: exactly what makes `git status` refresh the index.
     for path in ["a.txt", "b.txt", "dir/c.txt"] {
         let file = std::fs::File::options()

@@ -2,12 +2,13 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::support::workspace::{Repo, git_in, set, xy_map};
+use crate::support::porcelain::xy_map;
+use crate::support::{TestRepo, git, git_cmd, set};
 use pi_native_hooks::workspace::{self, Content, StagedChange, WorktreeChange};
 
 #[test]
 fn clean_repository_has_no_entries() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("dir/b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("dir/b.txt", "b\n")]);
     let snapshot = repo.assert_matches_git();
     assert!(snapshot.is_clean());
     assert_eq!(snapshot.head().name.as_deref(), Some("refs/heads/main"));
@@ -17,7 +18,7 @@ fn clean_repository_has_no_entries() {
 
 #[test]
 fn modified_file() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     repo.write("a.txt", "changed\n");
     let snapshot = repo.assert_matches_git();
     assert_eq!(
@@ -30,7 +31,7 @@ fn modified_file() {
 #[test]
 fn executable_bit_change_is_a_modification() {
     use std::os::unix::fs::PermissionsExt;
-    let repo = Repo::with_commit(&[("run.sh", "echo hi\n")]);
+    let repo = TestRepo::with_commit(&[("run.sh", "echo hi\n")]);
     std::fs::set_permissions(repo.abs("run.sh"), std::fs::Permissions::from_mode(0o755))
         .expect("chmod");
     let snapshot = repo.assert_matches_git();
@@ -42,7 +43,7 @@ fn executable_bit_change_is_a_modification() {
 
 #[test]
 fn staged_and_staged_then_modified() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     repo.write("a.txt", "staged\n");
     repo.write("b.txt", "staged\n");
     repo.git(&["add", "a.txt", "b.txt"]);
@@ -55,7 +56,7 @@ fn staged_and_staged_then_modified() {
 
 #[test]
 fn deleted_in_worktree_and_staged() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
     repo.remove("a.txt");
     repo.git(&["rm", "-q", "b.txt"]);
     // Staged deletion, then recreated: git lists it as deleted *and* untracked.
@@ -75,7 +76,7 @@ fn deleted_in_worktree_and_staged() {
 
 #[test]
 fn staged_rename_follows_git_rename_detection() {
-    let repo = Repo::with_commit(&[
+    let repo = TestRepo::with_commit(&[
         ("old.txt", "some content that is long enough\n"),
         ("keep.txt", "k\n"),
     ]);
@@ -93,7 +94,7 @@ fn staged_rename_follows_git_rename_detection() {
 
 #[test]
 fn renames_off_in_config_shows_add_and_delete() {
-    let repo = Repo::with_commit(&[("old.txt", "some content that is long enough\n")]);
+    let repo = TestRepo::with_commit(&[("old.txt", "some content that is long enough\n")]);
     repo.git(&["config", "status.renames", "false"]);
     repo.git(&["mv", "old.txt", "new.txt"]);
     let snapshot = repo.assert_matches_git();
@@ -104,7 +105,7 @@ fn renames_off_in_config_shows_add_and_delete() {
 
 #[test]
 fn type_change_file_to_symlink() {
-    let repo = Repo::with_commit(&[
+    let repo = TestRepo::with_commit(&[
         ("target.txt", "t\n"),
         ("link", "was a file\n"),
         ("staged-link", "file\n"),
@@ -126,7 +127,7 @@ fn type_change_file_to_symlink() {
 
 #[test]
 fn symlinks_added() {
-    let repo = Repo::with_commit(&[("target.txt", "t\n")]);
+    let repo = TestRepo::with_commit(&[("target.txt", "t\n")]);
     repo.symlink("target.txt", "untracked-link");
     repo.symlink("does/not/exist", "staged-link");
     repo.git(&["add", "staged-link"]);
@@ -142,7 +143,7 @@ fn symlinks_added() {
 
 #[test]
 fn untracked_files_in_nested_directories_are_listed_individually() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("new/deeper/x.ts", "x\n");
     repo.write("new/deeper/y.ts", "y\n");
     repo.write("new/z.ts", "z\n");
@@ -150,7 +151,7 @@ fn untracked_files_in_nested_directories_are_listed_individually() {
     // Empty directories are not listed; an untracked nested repository is listed once, as git
     // does (`nested/`), but is not a file to lint.
     std::fs::create_dir_all(repo.abs("empty/dir")).expect("mkdir");
-    git_in(&repo.abs("new"), &["init", "-q", "nested"]);
+    git(&repo.abs("new"), &["init", "-q", "nested"]);
     repo.write("new/nested/inner.txt", "i\n");
     let snapshot = repo.assert_matches_git();
     assert_eq!(
@@ -165,7 +166,7 @@ fn untracked_files_in_nested_directories_are_listed_individually() {
 
 #[test]
 fn ignored_node_modules_is_not_listed() {
-    let repo = Repo::with_commit(&[(".gitignore", "node_modules/\n*.log\n"), ("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[(".gitignore", "node_modules/\n*.log\n"), ("a.txt", "a\n")]);
     repo.write("node_modules/pkg/index.js", "x\n");
     repo.write("node_modules/.bin/tool", "x\n");
     repo.write("debug.log", "x\n");
@@ -176,16 +177,16 @@ fn ignored_node_modules_is_not_listed() {
 
 #[test]
 fn submodule_whose_head_moved() {
-    let upstream = Repo::with_commit(&[("lib.txt", "v1\n")]);
+    let upstream = TestRepo::with_commit(&[("lib.txt", "v1\n")]);
     upstream.write("lib.txt", "v2\n");
     upstream.git(&["commit", "-q", "-am", "v2"]);
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     let url = upstream.path().to_string_lossy().into_owned();
     repo.git(&["submodule", "add", "-q", &url, "sub"]);
     repo.git(&["commit", "-q", "-m", "add submodule"]);
     repo.assert_matches_git();
 
-    git_in(&repo.abs("sub"), &["checkout", "-q", "HEAD~1"]);
+    git(&repo.abs("sub"), &["checkout", "-q", "HEAD~1"]);
     let snapshot = repo.assert_matches_git();
     let entry = snapshot.entry("sub").expect("submodule is dirty");
     match &entry.worktree {
@@ -208,7 +209,7 @@ fn submodule_whose_head_moved() {
 
 #[test]
 fn merge_conflict() {
-    let repo = Repo::with_commit(&[("a.txt", "base\n"), ("b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "base\n"), ("b.txt", "b\n")]);
     repo.git(&["checkout", "-q", "-b", "other"]);
     repo.write("a.txt", "theirs\n");
     repo.write("both-added.txt", "theirs\n");
@@ -219,7 +220,7 @@ fn merge_conflict() {
     repo.write("both-added.txt", "ours\n");
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "ours"]);
-    let out = crate::support::workspace::git_cmd(repo.path())
+    let out = git_cmd(repo.path())
         .args(["merge", "-q", "other"])
         .output()
         .expect("git merge runs");
@@ -233,7 +234,7 @@ fn merge_conflict() {
 
 #[test]
 fn crlf_checkout_with_autocrlf_is_clean_until_really_changed() {
-    let repo = Repo::with_commit(&[("text.txt", "line one\nline two\n")]);
+    let repo = TestRepo::with_commit(&[("text.txt", "line one\nline two\n")]);
     repo.git(&["config", "core.autocrlf", "true"]);
     repo.remove("text.txt");
     repo.git(&["checkout", "--", "text.txt"]);
@@ -264,7 +265,7 @@ fn crlf_checkout_with_autocrlf_is_clean_until_really_changed() {
 
 #[test]
 fn racy_same_second_rewrite_with_same_size_is_modified() {
-    let repo = Repo::with_commit(&[("racy.txt", "aaaa\n")]);
+    let repo = TestRepo::with_commit(&[("racy.txt", "aaaa\n")]);
     // Immediately rewrite with the same size, in the same second as the commit.
     repo.write("racy.txt", "bbbb\n");
     let snapshot = repo.assert_matches_git();
@@ -275,7 +276,7 @@ fn racy_same_second_rewrite_with_same_size_is_modified() {
 
     // Deterministic variant: the stat data matches the index entry exactly (mtime restored) and
     // the index is no older than the entry, so only the racy-git check can see the change.
-    let repo = Repo::with_commit(&[("racy.txt", "aaaa\n")]);
+    let repo = TestRepo::with_commit(&[("racy.txt", "aaaa\n")]);
     let mtime = std::fs::metadata(repo.abs("racy.txt"))
         .and_then(|m| m.modified())
         .expect("mtime");
@@ -301,7 +302,7 @@ fn racy_same_second_rewrite_with_same_size_is_modified() {
 
 #[test]
 fn unborn_head() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write("staged.txt", "s\n");
     repo.write("untracked.txt", "u\n");
     repo.git(&["add", "staged.txt"]);
@@ -315,7 +316,7 @@ fn unborn_head() {
 
 #[test]
 fn empty_repository_without_index() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     let snapshot = repo.assert_matches_git();
     assert!(snapshot.is_clean());
     assert_eq!(snapshot.head().id, None);
@@ -323,7 +324,7 @@ fn empty_repository_without_index() {
 
 #[test]
 fn detached_head_has_no_name() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.git(&["checkout", "-q", "--detach"]);
     let snapshot = repo.assert_matches_git();
     assert_eq!(snapshot.head().name, None);
@@ -332,7 +333,7 @@ fn detached_head_has_no_name() {
 
 #[test]
 fn intent_to_add() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     repo.write("later.txt", "l\n");
     repo.git(&["add", "--intent-to-add", "later.txt"]);
     let snapshot = repo.assert_matches_git();
@@ -344,7 +345,7 @@ fn intent_to_add() {
 
 #[test]
 fn capture_from_a_subdirectory_reports_root_relative_paths() {
-    let repo = Repo::with_commit(&[("src/deep/a.txt", "a\n"), ("b.txt", "b\n")]);
+    let repo = TestRepo::with_commit(&[("src/deep/a.txt", "a\n"), ("b.txt", "b\n")]);
     repo.write("src/deep/a.txt", "changed\n");
     repo.write("b.txt", "changed\n");
     let snapshot = workspace::capture(repo.abs("src/deep")).expect("snapshot");
@@ -357,7 +358,7 @@ fn capture_from_a_subdirectory_reports_root_relative_paths() {
 
 #[test]
 fn a_mixed_worktree_matches_git_and_path_limited_snapshots_agree() {
-    let repo = Repo::with_commit(&[
+    let repo = TestRepo::with_commit(&[
         (".gitignore", "ignored/\n"),
         ("clean.txt", "c\n"),
         ("mod.txt", "m\n"),
@@ -410,10 +411,10 @@ fn a_mixed_worktree_matches_git_and_path_limited_snapshots_agree() {
 #[test]
 fn copies_when_configured() {
     let body = "a reasonably long line of content\nand another one to copy\n";
-    let repo = Repo::with_commit(&[("orig.txt", body)]);
+    let repo = TestRepo::with_commit(&[("orig.txt", body)]);
     repo.git(&["config", "status.renames", "copies"]);
     repo.write("copy.txt", body);
-    repo.write("orig.txt", &format!("{body}modified\n"));
+    repo.write("orig.txt", format!("{body}modified\n"));
     repo.git(&["add", "-A"]);
     let snapshot = repo.assert_matches_git();
     assert_eq!(

@@ -3,7 +3,8 @@
 //! opened, index flags (`assume-unchanged`, `skip-worktree`) do not hide edits, and edits inside a
 //! submodule's worktree are changes of the submodule path.
 
-use crate::support::workspace::{Repo, git_in, records, set, xy_map};
+use crate::support::porcelain::{records, xy_map};
+use crate::support::{TestRepo, git, set};
 use pi_native_hooks::workspace::{
     self, CancelToken, Content, MAX_HASHED_BYTES, WorkspaceSnapshot, WorktreeChange,
 };
@@ -17,14 +18,14 @@ fn changed(before: &WorkspaceSnapshot, after: &WorkspaceSnapshot) -> Vec<String>
         .collect()
 }
 
-fn sparse_file(repo: &Repo, rela: &str, len: u64) {
+fn sparse_file(repo: &TestRepo, rela: &str, len: u64) {
     let file = std::fs::File::create(repo.abs(rela)).expect("create");
     file.set_len(len).expect("sparse length");
 }
 
 #[test]
 fn a_sparse_four_gib_untracked_file_is_fingerprinted_by_its_metadata() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     sparse_file(&repo, "huge.bin", SPARSE_BYTES);
     repo.write("small.txt", "small\n");
 
@@ -56,7 +57,7 @@ fn a_sparse_four_gib_untracked_file_is_fingerprinted_by_its_metadata() {
 
 #[test]
 fn a_file_exactly_at_the_cap_is_still_hashed() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     sparse_file(&repo, "edge.bin", MAX_HASHED_BYTES);
     sparse_file(&repo, "over.bin", MAX_HASHED_BYTES + 1);
     let snapshot = repo.snapshot();
@@ -72,7 +73,7 @@ fn a_file_exactly_at_the_cap_is_still_hashed() {
 
 #[test]
 fn a_cancelled_capture_with_big_dirty_files_returns_cancelled() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     sparse_file(&repo, "huge.bin", SPARSE_BYTES);
     std::fs::write(repo.abs("big.bin"), vec![b'x'; 8 << 20]).expect("write");
     let cancel = CancelToken::new();
@@ -88,7 +89,7 @@ fn a_cancelled_capture_with_big_dirty_files_returns_cancelled() {
 
 #[test]
 fn fifos_and_symlinks_to_them_are_never_opened() {
-    let repo = Repo::with_settled_commit(&[("tracked.ts", "t\n"), ("b.ts", "b\n")]);
+    let repo = TestRepo::with_settled_commit(&[("tracked.ts", "t\n"), ("b.ts", "b\n")]);
     nix::unistd::mkfifo(&repo.abs("pipe"), nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
     repo.symlink("pipe", "x.ts");
     // A tracked file replaced by a FIFO.
@@ -148,7 +149,7 @@ fn fifos_and_symlinks_to_them_are_never_opened() {
 #[test]
 fn index_flags_do_not_hide_edits() {
     for split_index in [false, true] {
-        let repo = Repo::with_settled_commit(&[
+        let repo = TestRepo::with_settled_commit(&[
             ("src/assumed.ts", "export const a = 1;\n"),
             ("src/skipped.ts", "export const s = 1;\n"),
             ("src/clean.ts", "export const c = 1;\n"),
@@ -202,7 +203,7 @@ fn index_flags_do_not_hide_edits() {
 /// The sparse-checkout case: a `skip-worktree` path absent from the worktree is not a deletion.
 #[test]
 fn an_absent_skip_worktree_path_is_unchanged() {
-    let repo = Repo::with_settled_commit(&[("kept.ts", "k\n"), ("sparse.ts", "s\n")]);
+    let repo = TestRepo::with_settled_commit(&[("kept.ts", "k\n"), ("sparse.ts", "s\n")]);
     repo.git(&["update-index", "--skip-worktree", "sparse.ts"]);
     repo.remove("sparse.ts");
     let snapshot = repo.assert_matches_git();
@@ -210,9 +211,9 @@ fn an_absent_skip_worktree_path_is_unchanged() {
 }
 
 /// A superproject with the submodule `sub` (one committed file `lib.txt`), both clean.
-fn with_submodule() -> (Repo, Repo) {
-    let upstream = Repo::with_commit(&[("lib.txt", "v1\n")]);
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
+fn with_submodule() -> (TestRepo, TestRepo) {
+    let upstream = TestRepo::with_commit(&[("lib.txt", "v1\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
     let url = upstream.path().to_string_lossy().into_owned();
     repo.git(&["submodule", "add", "-q", &url, "sub"]);
     repo.git(&["commit", "-q", "-m", "add submodule"]);
@@ -296,7 +297,7 @@ fn a_path_limited_snapshot_inside_a_submodule_sees_its_edits() {
     let after = workspace::capture_paths(repo.path(), &["sub/lib.txt"]).expect("limited");
     assert_eq!(changed(&before, &after), ["sub/lib.txt"]);
     // A gitlink the index no longer records still has no tree to look in.
-    git_in(repo.path(), &["rm", "-q", "--cached", "sub"]);
+    git(repo.path(), &["rm", "-q", "--cached", "sub"]);
     let staged_removal = workspace::capture_paths(repo.path(), &["sub/lib.txt"]).expect("limited");
     assert!(staged_removal.entry("sub/lib.txt").is_none());
 }

@@ -1,6 +1,7 @@
 //! Behaviour outside git: the not-a-repository error, `probe`, and the change set derived from
 //! explicit write/edit targets (or its absence when `bash` ran).
 
+use crate::support::git;
 use pi_native_hooks::workspace::{self, ChangeSet, MutatingCall, WorkspaceError, WorkspaceKind};
 
 fn targeted(tool: &str, path: &str) -> MutatingCall {
@@ -35,14 +36,7 @@ fn probe_distinguishes_git_and_plain_directories() {
             dir: dir.path().to_owned()
         }
     );
-    let out = std::process::Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(dir.path())
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git init");
-    assert!(out.status.success());
+    git(dir.path(), &["init", "-q"]);
     std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
     match workspace::probe(dir.path().join("sub")).expect("probe") {
         WorkspaceKind::Git { worktree_root } => assert_eq!(

@@ -4,10 +4,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::support::workspace::{Repo, git_in, set, xy_map};
+use crate::support::porcelain::xy_map;
+use crate::support::{TestRepo, git, git_cmd, set};
 use pi_native_hooks::workspace::{self, Scope, WorkspaceError, WorkspaceSnapshot, WorktreeChange};
 
-fn limited(repo: &Repo, paths: &[&str]) -> WorkspaceSnapshot {
+fn limited(repo: &TestRepo, paths: &[&str]) -> WorkspaceSnapshot {
     workspace::capture_paths(repo.path(), paths).expect("path-limited snapshot")
 }
 
@@ -20,7 +21,7 @@ fn changed(
 
 #[test]
 fn detects_edits_of_the_given_paths() {
-    let repo = Repo::with_commit(&[("a.ts", "a\n"), ("b.ts", "b\n"), ("other.ts", "o\n")]);
+    let repo = TestRepo::with_commit(&[("a.ts", "a\n"), ("b.ts", "b\n"), ("other.ts", "o\n")]);
     repo.write("other.ts", "dirty but not requested\n");
     let before = limited(&repo, &["a.ts", "b.ts"]);
     assert!(before.is_clean(), "{:?}", before.entries());
@@ -45,7 +46,7 @@ fn detects_edits_of_the_given_paths() {
 
 #[test]
 fn new_deleted_and_ignored_targets() {
-    let repo = Repo::with_commit(&[(".gitignore", "dist/\n"), ("gone.ts", "g\n")]);
+    let repo = TestRepo::with_commit(&[(".gitignore", "dist/\n"), ("gone.ts", "g\n")]);
     let paths = ["src/new.ts", "gone.ts", "dist/out.js"];
     let before = limited(&repo, &paths);
     repo.write("src/new.ts", "n\n");
@@ -70,7 +71,7 @@ fn new_deleted_and_ignored_targets() {
 
 #[test]
 fn relative_absolute_and_outside_paths() {
-    let repo = Repo::with_commit(&[("src/a.ts", "a\n")]);
+    let repo = TestRepo::with_commit(&[("src/a.ts", "a\n")]);
     repo.write("src/a.ts", "edited\n");
     let from_subdir =
         workspace::capture_paths(repo.abs("src"), &["a.ts", "./../src/a.ts"]).expect("relative");
@@ -92,7 +93,7 @@ fn relative_absolute_and_outside_paths() {
 
 #[test]
 fn racy_rewrite_is_detected_for_a_single_path() {
-    let repo = Repo::with_commit(&[("racy.txt", "aaaa\n"), ("other.txt", "o\n")]);
+    let repo = TestRepo::with_commit(&[("racy.txt", "aaaa\n"), ("other.txt", "o\n")]);
     let before = limited(&repo, &["racy.txt"]);
     let mtime = std::fs::metadata(repo.abs("racy.txt"))
         .and_then(|m| m.modified())
@@ -120,7 +121,7 @@ fn racy_rewrite_is_detected_for_a_single_path() {
 
 #[test]
 fn crlf_touch_is_clean_for_a_single_path() {
-    let repo = Repo::with_commit(&[("text.txt", "one\ntwo\n")]);
+    let repo = TestRepo::with_commit(&[("text.txt", "one\ntwo\n")]);
     repo.git(&["config", "core.autocrlf", "true"]);
     repo.remove("text.txt");
     repo.git(&["checkout", "--", "text.txt"]);
@@ -143,10 +144,10 @@ fn crlf_touch_is_clean_for_a_single_path() {
 
 #[test]
 fn staged_conflicted_and_submodule_paths() {
-    let upstream = Repo::with_commit(&[("lib.txt", "v1\n")]);
+    let upstream = TestRepo::with_commit(&[("lib.txt", "v1\n")]);
     upstream.write("lib.txt", "v2\n");
     upstream.git(&["commit", "-q", "-am", "v2"]);
-    let repo = Repo::with_commit(&[("a.txt", "base\n"), ("s.txt", "s\n")]);
+    let repo = TestRepo::with_commit(&[("a.txt", "base\n"), ("s.txt", "s\n")]);
     let url = upstream.path().to_string_lossy().into_owned();
     repo.git(&["submodule", "add", "-q", &url, "sub"]);
     repo.git(&["commit", "-q", "-m", "add submodule"]);
@@ -156,14 +157,14 @@ fn staged_conflicted_and_submodule_paths() {
     repo.git(&["checkout", "-q", "main"]);
     repo.write("a.txt", "ours\n");
     repo.git(&["commit", "-q", "-am", "ours"]);
-    let merge = crate::support::workspace::git_cmd(repo.path())
+    let merge = git_cmd(repo.path())
         .args(["merge", "-q", "other"])
         .output()
         .expect("git merge runs");
     assert!(!merge.status.success());
     repo.write("s.txt", "staged\n");
     repo.git(&["add", "s.txt"]);
-    git_in(&repo.abs("sub"), &["checkout", "-q", "HEAD~1"]);
+    git(&repo.abs("sub"), &["checkout", "-q", "HEAD~1"]);
 
     let full = repo.assert_matches_git();
     let part = limited(&repo, &["a.txt", "s.txt", "sub"]);
@@ -176,7 +177,7 @@ fn staged_conflicted_and_submodule_paths() {
 
 #[test]
 fn full_and_limited_snapshots_compare_on_the_limited_paths() {
-    let repo = Repo::with_commit(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
+    let repo = TestRepo::with_commit(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
     repo.write("b.ts", "dirty elsewhere\n");
     let full = repo.snapshot();
     repo.write("a.ts", "edited\n");
@@ -189,8 +190,8 @@ fn full_and_limited_snapshots_compare_on_the_limited_paths() {
 
 #[test]
 fn paths_inside_a_nested_repository_are_observed_but_not_untracked() {
-    let repo = Repo::with_commit(&[("a.txt", "a\n")]);
-    git_in(repo.path(), &["init", "-q", "vendor/lib"]);
+    let repo = TestRepo::with_commit(&[("a.txt", "a\n")]);
+    git(repo.path(), &["init", "-q", "vendor/lib"]);
     repo.write("vendor/lib/x.ts", "x\n");
     let before = limited(&repo, &["vendor/lib/x.ts"]);
     assert!(before.is_clean(), "{:?}", before.entries());

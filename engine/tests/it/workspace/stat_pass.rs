@@ -5,9 +5,10 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::support::workspace::{Repo, git_cmd, records, set, xy_map};
+use crate::support::porcelain::{records, xy_map};
+use crate::support::{TestRepo, git_cmd, set};
 
-fn touch(repo: &Repo, rela: &str, offset: Duration) {
+fn touch(repo: &TestRepo, rela: &str, offset: Duration) {
     let file = std::fs::File::options()
         .write(true)
         .open(repo.abs(rela))
@@ -18,7 +19,7 @@ fn touch(repo: &Repo, rela: &str, offset: Duration) {
 
 #[test]
 fn directory_replaced_by_a_symlink_to_the_same_files() {
-    let repo = Repo::with_settled_commit(&[
+    let repo = TestRepo::with_settled_commit(&[
         ("dir/a.txt", "a\n"),
         ("dir/sub/b.txt", "b\n"),
         ("c.txt", "c\n"),
@@ -34,8 +35,11 @@ fn directory_replaced_by_a_symlink_to_the_same_files() {
 
 #[test]
 fn file_replaced_by_a_directory_and_directory_by_a_file() {
-    let repo =
-        Repo::with_settled_commit(&[("a.txt", "a\n"), ("d/inner.txt", "i\n"), ("z.txt", "z\n")]);
+    let repo = TestRepo::with_settled_commit(&[
+        ("a.txt", "a\n"),
+        ("d/inner.txt", "i\n"),
+        ("z.txt", "z\n"),
+    ]);
     repo.remove("a.txt");
     repo.write("a.txt/nested.txt", "n\n");
     std::fs::remove_dir_all(repo.abs("d")).expect("remove d");
@@ -50,8 +54,11 @@ fn file_replaced_by_a_directory_and_directory_by_a_file() {
 
 #[test]
 fn stat_only_changes_are_clean_and_content_changes_are_not() {
-    let repo =
-        Repo::with_settled_commit(&[("a.txt", "a\n"), ("dir/b.txt", "b\n"), ("dir/c.txt", "c\n")]);
+    let repo = TestRepo::with_settled_commit(&[
+        ("a.txt", "a\n"),
+        ("dir/b.txt", "b\n"),
+        ("dir/c.txt", "c\n"),
+    ]);
     touch(&repo, "a.txt", Duration::from_secs(9));
     touch(&repo, "dir/b.txt", Duration::from_secs(9));
     // Same size and mtime as recorded, different content: only the inode (a new file renamed over
@@ -75,7 +82,7 @@ fn stat_only_changes_are_clean_and_content_changes_are_not() {
 /// (a sparse checkout leaves such paths out on purpose).
 #[test]
 fn assume_unchanged_edits_are_seen_and_absent_skip_worktree_entries_are_not_changes() {
-    let repo = Repo::with_settled_commit(&[
+    let repo = TestRepo::with_settled_commit(&[
         ("assumed.txt", "a\n"),
         ("skipped.txt", "s\n"),
         ("plain.txt", "p\n"),
@@ -98,7 +105,7 @@ fn assume_unchanged_edits_are_seen_and_absent_skip_worktree_entries_are_not_chan
 
 #[test]
 fn attributes_only_the_index_still_has_decide_the_content_check() {
-    let repo = Repo::with_settled_commit(&[
+    let repo = TestRepo::with_settled_commit(&[
         (".gitattributes", "*.txt text eol=crlf\n"),
         ("a.txt", "x\n"),
     ]);
@@ -130,7 +137,7 @@ fn conflicts_among_many_entries() {
         .iter()
         .map(|(path, text)| (path.as_str(), text.as_str()))
         .collect();
-    let repo = Repo::with_settled_commit(&borrowed);
+    let repo = TestRepo::with_settled_commit(&borrowed);
     // Three stages each: `f/0505.txt`'s start at entry 511 and straddle the first unit's end.
     let conflicted = [
         "f/0000.txt",
@@ -167,7 +174,7 @@ fn conflicts_among_many_entries() {
 
 #[test]
 fn untracked_files_are_listed_even_when_configured_off() {
-    let repo = Repo::with_settled_commit(&[("a.txt", "a\n")]);
+    let repo = TestRepo::with_settled_commit(&[("a.txt", "a\n")]);
     repo.git(&["config", "status.showUntrackedFiles", "no"]);
     repo.write("new/file.txt", "n\n");
     // `git status --untracked-files=all` overrides the configuration, and so does a snapshot.
@@ -178,7 +185,7 @@ fn untracked_files_are_listed_even_when_configured_off() {
 #[test]
 fn executable_bit_changes_with_ctime_untrusted() {
     use std::os::unix::fs::PermissionsExt;
-    let repo = Repo::with_settled_commit(&[("run.sh", "echo hi\n"), ("other.sh", "echo\n")]);
+    let repo = TestRepo::with_settled_commit(&[("run.sh", "echo hi\n"), ("other.sh", "echo\n")]);
     // Without ctime, a chmod leaves every compared stat field as recorded: only the mode tells.
     repo.git(&["config", "core.trustCTime", "false"]);
     std::fs::set_permissions(repo.abs("run.sh"), std::fs::Permissions::from_mode(0o755))

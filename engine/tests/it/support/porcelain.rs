@@ -1,98 +1,13 @@
-//! Shared fixtures for the `workspace_*` integration tests: throwaway git repositories built with
-//! the real `git` CLI (isolated from the machine's git configuration) and a parser for
-//! `git status --porcelain=v2 -z --untracked-files=all` to compare snapshots against.
-#![allow(dead_code)]
+//! Snapshots against `git status`: a parser for `git status --porcelain=v2 -z
+//! --untracked-files=all`, the same records made from a [`WorkspaceSnapshot`], and
+//! [`TestRepo::assert_matches_git`] comparing the two.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
+use super::repo::{TestRepo, git_cmd};
 use pi_native_hooks::workspace::{Content, StagedChange, WorkspaceSnapshot, WorktreeChange};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// A temporary git repository.
-pub struct Repo {
-    pub dir: tempfile::TempDir,
-}
-
-pub use super::repo::{git as git_in, git_cmd};
-
-impl Repo {
-    /// `git init` in a fresh temporary directory.
-    pub fn init() -> Repo {
-        let dir = tempfile::tempdir().expect("tempdir");
-        git_in(dir.path(), &["init", "-q"]);
-        Repo { dir }
-    }
-
-    /// A repository with `files` committed as the first commit.
-    pub fn with_commit(files: &[(&str, &str)]) -> Repo {
-        let repo = Repo::init();
-        for (path, content) in files {
-            repo.write(path, content);
-        }
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "init"]);
-        repo
-    }
-
-    /// Like [`Repo::with_commit`], but with every file's mtime a minute in the past when it is
-    /// added, so the index does not record it as racily clean: an unchanged file is then proven
-    /// clean by its stat data alone, without reading it.
-    pub fn with_settled_commit(files: &[(&str, &str)]) -> Repo {
-        let repo = Repo::init();
-        for (path, content) in files {
-            repo.write(path, content);
-            repo.backdate(path);
-        }
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "init"]);
-        repo
-    }
-
-    /// Set the mtime of `rela` (not following a symlink's target) a minute into the past.
-    pub fn backdate(&self, rela: &str) {
-        let path = self.abs(rela);
-        if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file()) {
-            let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-            std::fs::File::options()
-                .write(true)
-                .open(&path)
-                .and_then(|file| file.set_modified(past))
-                .expect("backdate");
-        }
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    pub fn abs(&self, rela: &str) -> PathBuf {
-        self.path().join(rela)
-    }
-
-    pub fn git(&self, args: &[&str]) -> String {
-        git_in(self.path(), args)
-    }
-
-    pub fn write(&self, rela: &str, content: &str) {
-        let path = self.abs(rela);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).expect("mkdir");
-        }
-        std::fs::write(path, content).expect("write");
-    }
-
-    pub fn remove(&self, rela: &str) {
-        std::fs::remove_file(self.abs(rela)).expect("remove");
-    }
-
-    pub fn symlink(&self, target: &str, rela: &str) {
-        std::os::unix::fs::symlink(target, self.abs(rela)).expect("symlink");
-    }
-
-    pub fn head(&self) -> String {
-        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
-    }
-
+impl TestRepo {
+    /// A full snapshot of the worktree.
     pub fn snapshot(&self) -> WorkspaceSnapshot {
         pi_native_hooks::workspace::capture(self.path()).expect("snapshot")
     }
@@ -228,9 +143,4 @@ pub fn xy_map(snapshot: &WorkspaceSnapshot) -> BTreeMap<String, String> {
         .values()
         .map(|entry| (entry.path.clone(), entry.xy()))
         .collect()
-}
-
-/// Owned path set from string literals.
-pub fn set(paths: &[&str]) -> BTreeSet<String> {
-    paths.iter().map(|p| (*p).to_owned()).collect()
 }
