@@ -19,8 +19,6 @@ mod policy;
 
 mod workspace;
 
-mod delivery;
-
 mod wave;
 
 mod verification;

@@ -1,10 +1,9 @@
-//! Rhai policies: the contract, the sandbox and its bounds, the registry, fixtures, `init` and
-//! `doctor`, and the examples in the docs.
+//! Rhai policies: the registry, fixtures, `init` and `doctor`, the examples in the docs, and
+//! hostile policies under the counting allocator. The contract and the sandbox's single limits are
+//! unit tests in `policy::contract` and `policy::sandbox`.
 
-mod contract;
 mod docs_examples;
 mod fixtures;
 mod hostile;
 mod registry;
-mod sandbox;
 mod setup;
