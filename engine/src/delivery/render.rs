@@ -303,17 +303,14 @@ mod tests {
         ];
         let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
         let block = render(WRITE, &refs, &Warnings::default(), RenderLimits::default()).unwrap();
-        assert_eq!(
-            block.text,
-            "[pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint \
-         diagnostics in files changed by this step:\n\
-         - src/a.ts:3:5 no-bang: no-bang found\n\
-         - src/b.ts:7:5 no-bang: no-bang found\n\
-         \x20 Fix: Narrow it. // ast-grep-ignore: no-bang -- <reason>\n\
-         - src/a.ts:9:5 no-import: no-import found\n\
-         \x20 Fix: Import statically. To keep a deliberate case, add on the line above: \
-         // ast-grep-ignore: no-import -- <reason>"
-        );
+        insta::assert_snapshot!(block.text, @r"
+        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
+        - src/a.ts:3:5 no-bang: no-bang found
+        - src/b.ts:7:5 no-bang: no-bang found
+          Fix: Narrow it. // ast-grep-ignore: no-bang -- <reason>
+        - src/a.ts:9:5 no-import: no-import found
+          Fix: Import statically. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-import -- <reason>
+        ");
         assert_eq!((block.shown.clone(), block.omitted), (vec![0, 1, 2], 0));
     }
 
@@ -391,13 +388,10 @@ mod tests {
             ..Warnings::default()
         };
         let block = render(WRITE, &[], &warnings, RenderLimits::default()).unwrap();
-        assert_eq!(
-            block.text,
-            "[pi-native-hooks] The `write` call succeeded; its result above is unchanged.\n\
-         Warning: this check is incomplete (1 analyzer run failed, 2 files not fully analyzed, \
-         1 wave coordination problem); missing diagnostics do not mean clean code. Details are \
-         in the pi-native-hooks status."
-        );
+        insta::assert_snapshot!(block.text, @r"
+        [pi-native-hooks] The `write` call succeeded; its result above is unchanged.
+        Warning: this check is incomplete (1 analyzer run failed, 2 files not fully analyzed, 1 wave coordination problem); missing diagnostics do not mean clean code. Details are in the pi-native-hooks status.
+        ");
         assert!(!warnings.is_empty());
     }
 
@@ -421,15 +415,12 @@ mod tests {
             RenderLimits::default(),
         )
         .unwrap();
-        assert_eq!(
-            block.text,
-            "[pi-native-hooks] The `my\\rtool` call's result above is unchanged. New lint \
-         diagnostics in files changed by this step:\n\
-         - src/evil\\n- src/x.ts:1:1 no-bang: forged.ts:1:5 no-bang: no-bang found\n\
-         - src/\\u{1b}[31mred\\u{1b}[0m.ts:2:5 no-bang: found\\u{1b}]0;title\\u{7}\\u{202e}gnp.ts\n\
-         \x20 Fix: Narrow it. To keep a deliberate case, add on the line above: \
-         // ast-grep-ignore: no-bang -- <reason>"
-        );
+        insta::assert_snapshot!(block.text, @r"
+        [pi-native-hooks] The `my\rtool` call's result above is unchanged. New lint diagnostics in files changed by this step:
+        - src/evil\n- src/x.ts:1:1 no-bang: forged.ts:1:5 no-bang: no-bang found
+        - src/\u{1b}[31mred\u{1b}[0m.ts:2:5 no-bang: found\u{1b}]0;title\u{7}\u{202e}gnp.ts
+          Fix: Narrow it. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-bang -- <reason>
+        ");
         assert_eq!(block.text.lines().count(), 4);
     }
 }

@@ -1,6 +1,7 @@
 //! Valid/invalid fixtures for every shipped rule, run through the real ast-grep engine with the
 //! built-in rule pack; the rendered findings are snapshot-tested.
 
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{checkout, test_data};
 use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks::config::builtin;
@@ -63,9 +64,7 @@ fn check_invalid(relative: &str, rule: &str, expected: usize) {
         "{relative}:\n{}",
         findings.join("\n")
     );
-    insta::with_settings!({ snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots") }, {
-        insta::assert_snapshot!(relative.replace('/', "__"), findings.join("\n"));
-    });
+    assert_snapshot!(relative.replace('/', "__"), findings.join("\n"));
 }
 
 #[test]
@@ -238,9 +237,7 @@ fn console_output_in_test_and_script_paths_is_not_steered() {
 #[test]
 fn unused_suppressions_are_hints_and_other_rule_ids_do_not_suppress() {
     let findings = scan_fixture("suppressions/unused.ts");
-    insta::with_settings!({ snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots") }, {
-        insta::assert_snapshot!("suppressions__unused.ts", findings.join("\n"));
-    });
+    assert_snapshot!("suppressions__unused.ts", findings.join("\n"));
     assert_eq!(findings.len(), 3, "{}", findings.join("\n"));
     assert!(
         findings[0].starts_with("suppressions/unused.ts:3:1 unused-suppression"),

@@ -4,6 +4,7 @@
 //! restore, and an inactive session without a config root.
 
 use super::node_project;
+use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, write};
 use pi_native_hooks::session::{Session, SessionOptions, footer, render_status};
 use pi_native_hooks::state::{BranchEntry, StateEntry};
@@ -376,10 +377,8 @@ async fn without_a_config_root_the_session_is_inactive_and_says_how_to_start() {
         "hooks: inactive (/hooks-init)"
     );
     let text = render_status(&status);
-    assert!(
-        text.contains("pi-native-hooks inactive") && text.contains("Run /hooks-init"),
-        "{text}"
-    );
+    let paths = [(repo.path(), "[repo]"), (missing.path(), "[home]")];
+    assert_snapshot!("inactive_status", redact(&text, &paths));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -436,16 +435,13 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
         "{:?}",
         status.policy_failures
     );
-    assert!(
-        render_status(&status).contains(&format!("policy failure: {expected}")),
-        "{}",
-        render_status(&status)
-    );
     let doctor = session.doctor_text().await;
-    assert!(
-        doctor.contains(&format!("policy failure: {expected}")),
-        "{doctor}"
+    let paths = [(repo.path(), "[repo]"), (root.path(), "[config]")];
+    assert_snapshot!(
+        "failing_policy_status",
+        redact(&render_status(&status), &paths)
     );
+    assert_snapshot!("failing_policy_doctor", redact(&doctor, &paths));
     assert_eq!(
         footer(&session.footer_summary()),
         "hooks: 1 diagnostics · checks: 0 passed, 1 pending · degraded (/hooks-doctor)"
@@ -630,32 +626,16 @@ async fn file_names_with_a_newline_or_an_escape_are_escaped_in_the_block_and_the
     .await;
     let text = block(patches[0].as_ref().expect("a block"));
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[1],
-        "- src/evil\\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts: forged.ts:2:18 \
-         typescript-no-non-null-assertion-ts: Non-null assertion `!` hides a possibly null or \
-         undefined value.",
-        "{text}"
-    );
     assert!(
         lines.iter().all(|line| !line.starts_with("- src/x.ts")),
         "{text}"
     );
-    assert!(
-        lines
-            .last()
-            .is_some_and(|l| l.contains("1 file not fully analyzed")),
-        "{text}"
-    );
     let status = render_status(&session.status());
-    assert!(
-        status.contains("\n  not analyzed: src/\\u{1b}[31mred\\u{1b}[0m.ts: binary file\n"),
-        "{status}"
-    );
     assert!(!status.contains('\u{1b}'), "{status}");
     let doctor = session.doctor_text().await;
-    assert!(
-        doctor.contains("\n  not analyzed: src/\\u{1b}[31mred\\u{1b}[0m.ts: binary file\n"),
-        "{doctor}"
-    );
+    assert!(!doctor.contains('\u{1b}'), "{doctor}");
+    let paths = [(repo.path(), "[repo]"), (root.path(), "[config]")];
+    assert_snapshot!("escaped_names_block", text);
+    assert_snapshot!("escaped_names_status", redact(&status, &paths));
+    assert_snapshot!("escaped_names_doctor", redact(&doctor, &paths));
 }

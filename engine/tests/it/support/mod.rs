@@ -1,8 +1,8 @@
 //! What the areas share: [`TestRepo`] (a temporary git repository) and [`ConfigRoot`] (a private
-//! config root), each with a builder; the git status comparison (`porcelain`); the wave
-//! coordinator's fakes and event driver (`wave`); the gate driver playing a session (`gate`); the
-//! generated corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`, also included by the
-//! benches).
+//! config root), each with a builder; running the CLI (`cli`); snapshots of rendered text
+//! (`snapshot`); the git status comparison (`porcelain`); the wave coordinator's fakes and event
+//! driver (`wave`); the gate driver playing a session (`gate`); the generated corpus and the
+//! ast-grep CLI lookup (`corpus`, `ast_grep`, also included by the benches).
 
 pub mod ast_grep;
 pub mod cli;
@@ -11,6 +11,7 @@ pub mod corpus;
 pub mod gate;
 pub mod porcelain;
 pub mod repo;
+pub mod snapshot;
 pub mod wave;
 
 pub use config_root::ConfigRoot;
