@@ -18,9 +18,9 @@
 //!
 //! After the run the ratios the targets are stated in are printed (see `docs/performance.md`).
 
-#[path = "../../engine/tests/support/ast_grep.rs"]
+#[path = "../../engine/tests/it/support/ast_grep.rs"]
 mod ast_grep;
-#[path = "../../engine/tests/support/corpus.rs"]
+#[path = "../../engine/tests/it/support/corpus.rs"]
 mod corpus;
 
 use ast_grep_core::tree_sitter::LanguageExt;

@@ -95,3 +95,100 @@ impl<'a> FindingIndex<'a> {
         }
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    //! Fingerprints: every identifying field counts, and the finding index keys a diagnostic by
+    //! its matched text when it sits on a finding.
+
+    use super::*;
+    use crate::analysis::{Finding, Position, Severity, SourceRange};
+
+    /// A warning of rule `r` by `policy` on `path:line:1-4` saying `message`.
+    pub(in crate::delivery) fn diagnostic(
+        policy: &str,
+        path: &str,
+        line: usize,
+        message: &str,
+    ) -> PolicyDiagnostic {
+        PolicyDiagnostic {
+            path: path.into(),
+            line,
+            column: 1,
+            end_line: line,
+            end_column: 4,
+            rule: "r".into(),
+            policy: policy.into(),
+            severity: Severity::Warning,
+            message: message.into(),
+            guidance: "g".into(),
+        }
+    }
+
+    #[test]
+    fn fingerprints_change_with_every_identifying_field() {
+        let base = diagnostic("p", "a.ts", 1, "m");
+        let fp = Fingerprint::of(&base, "t");
+        assert_eq!(fp, Fingerprint::of(&base.clone(), "t"));
+        assert_ne!(fp, Fingerprint::of(&base, "other text"));
+        for changed in [
+            PolicyDiagnostic {
+                policy: "q".into(),
+                ..base.clone()
+            },
+            PolicyDiagnostic {
+                rule: "s".into(),
+                ..base.clone()
+            },
+            PolicyDiagnostic {
+                path: "b.ts".into(),
+                ..base.clone()
+            },
+            PolicyDiagnostic {
+                line: 2,
+                ..base.clone()
+            },
+            PolicyDiagnostic {
+                end_column: 9,
+                ..base.clone()
+            },
+        ] {
+            assert_ne!(fp, Fingerprint::of(&changed, "t"), "{changed:?}");
+        }
+        assert_eq!(fp.to_string().len(), 32);
+    }
+
+    #[test]
+    fn the_finding_index_uses_the_matched_text_hash_or_the_message() {
+        let snapshot = AnalysisSnapshot {
+            findings: vec![Finding {
+                rule: "r".into(),
+                severity: Severity::Warning,
+                message: "m".into(),
+                note: None,
+                path: "a.ts".into(),
+                range: SourceRange {
+                    start: Position { line: 0, column: 0 },
+                    end: Position { line: 0, column: 3 },
+                },
+                text_hash: "abc".into(),
+            }],
+            ..AnalysisSnapshot::default()
+        };
+        let index = FindingIndex::new(&snapshot);
+        let at_finding = diagnostic("p", "a.ts", 1, "m");
+        assert_eq!(
+            index.key(at_finding.clone()).fingerprint,
+            Fingerprint::of(&at_finding, "abc")
+        );
+        let elsewhere = diagnostic("p", "a.ts", 7, "m");
+        let key = index.key(elsewhere.clone()).fingerprint;
+        assert_ne!(key, Fingerprint::of(&elsewhere, "abc"));
+        assert_ne!(
+            key,
+            index
+                .key(diagnostic("p", "a.ts", 7, "other message"))
+                .fingerprint
+        );
+    }
+}

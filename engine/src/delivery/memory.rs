@@ -147,3 +147,105 @@ impl DeliveryMemory {
         self.by_path.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The delivery memory: new or changed diagnostics only, resolved ones forgotten, incomplete
+    //! results never resolving anything, unrelated files untouched.
+
+    use super::*;
+    use crate::delivery::fingerprint::tests::diagnostic;
+
+    fn keyed(policy: &str, path: &str, line: usize, text: &str) -> KeyedDiagnostic {
+        let d = diagnostic(policy, path, line, "m");
+        KeyedDiagnostic {
+            fingerprint: Fingerprint::of(&d, text),
+            diagnostic: d,
+        }
+    }
+
+    fn wave(diagnostics: Vec<KeyedDiagnostic>, covered: &[(&str, &str)]) -> WaveDiagnostics {
+        let mut coverage = Coverage::default();
+        for (path, policy) in covered {
+            coverage.add(path, policy);
+        }
+        WaveDiagnostics::new(diagnostics, coverage)
+    }
+
+    #[test]
+    fn only_new_diagnostics_are_selected_and_fixed_ones_are_forgotten() {
+        let mut memory = DeliveryMemory::new();
+        let first = wave(
+            vec![keyed("p", "a.ts", 1, "x"), keyed("p", "a.ts", 2, "y")],
+            &[("a.ts", "p")],
+        );
+        let selection = memory.select(&first);
+        assert_eq!((selection.fresh.len(), selection.known), (2, 0));
+        assert_eq!(memory.settle(&first, selection.fresh.clone()), 0);
+        assert_eq!(memory.remembered("a.ts"), 2);
+
+        // Line 2 fixed, line 1 unchanged, line 3 new.
+        let second = wave(
+            vec![keyed("p", "a.ts", 1, "x"), keyed("p", "a.ts", 3, "z")],
+            &[("a.ts", "p")],
+        );
+        let selection = memory.select(&second);
+        assert_eq!(selection.known, 1);
+        assert_eq!(
+            selection
+                .fresh
+                .iter()
+                .map(|k| k.diagnostic.line)
+                .collect::<Vec<_>>(),
+            [3]
+        );
+        assert_eq!(memory.settle(&second, selection.fresh.clone()), 1);
+        assert_eq!(memory.remembered("a.ts"), 2);
+
+        // The file deleted (analyzed, nothing found): everything resolved.
+        let gone = wave(vec![], &[("a.ts", "p")]);
+        assert_eq!(memory.settle(&gone, []), 2);
+        assert!(memory.is_empty());
+    }
+
+    #[test]
+    fn incomplete_results_and_unrelated_files_resolve_nothing() {
+        let mut memory = DeliveryMemory::new();
+        let first = wave(
+            vec![
+                keyed("p", "a.ts", 1, "x"),
+                keyed("q", "a.ts", 1, "x"),
+                keyed("p", "b.ts", 1, "x"),
+            ],
+            &[("a.ts", "p"), ("a.ts", "q"), ("b.ts", "p")],
+        );
+        let all: Vec<_> = first.diagnostics.iter().collect();
+        memory.settle(&first, all);
+        assert_eq!(memory.len(), 3);
+
+        // Policy q failed on a.ts (not covered); b.ts was not analyzed at all.
+        let partial = wave(vec![], &[("a.ts", "p")]);
+        assert_eq!(
+            memory.settle(&partial, []),
+            1,
+            "only p's diagnostic on a.ts"
+        );
+        assert_eq!(
+            (memory.remembered("a.ts"), memory.remembered("b.ts")),
+            (1, 1)
+        );
+
+        // An undelivered (cut or carrier-less) diagnostic stays new.
+        let next = wave(vec![keyed("p", "c.ts", 1, "x")], &[("c.ts", "p")]);
+        memory.settle(&next, []);
+        assert_eq!(memory.select(&next).fresh.len(), 1);
+    }
+
+    #[test]
+    fn wave_diagnostics_are_sorted_and_unique_per_fingerprint() {
+        let a = keyed("p", "b.ts", 1, "x");
+        let b = keyed("p", "a.ts", 9, "x");
+        let w = wave(vec![a.clone(), b.clone(), a.clone()], &[]);
+        assert_eq!(w.diagnostics, [b, a]);
+    }
+}

@@ -120,3 +120,55 @@ impl ToolResultEvent {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Pi's `tool_result` event read from JSON, and the patch a handler returns — content plus
+    //! one text block, `details`, `structuredContent` and `isError` passed through (Pi drops
+    //! `structuredContent` from a patch without it).
+
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_bash_result_keeps_its_structured_content_and_error_flag() {
+        let event: ToolResultEvent = serde_json::from_value(json!({
+        "type": "tool_result",
+        "toolCallId": "D",
+        "toolName": "bash",
+        "input": { "command": "exit 3" },
+        "content": [{ "type": "text", "text": "Command exited with code 3" }],
+        "isError": true,
+        "structuredContent": { "output": "", "truncated": false, "exit_code": 3, "wall_time_seconds": 0.1 },
+        "usage": {}
+    }))
+    .unwrap();
+        assert_eq!(event.patch(&ResultDecision::Unchanged), None);
+        let patch = event
+            .patch(&ResultDecision::Append("[block]".into()))
+            .unwrap();
+        assert_eq!(
+            serde_json::to_value(&patch).unwrap(),
+            json!({
+                "content": [
+                    { "type": "text", "text": "Command exited with code 3" },
+                    { "type": "text", "text": "[block]" }
+                ],
+                "structuredContent": { "output": "", "truncated": false, "exit_code": 3, "wall_time_seconds": 0.1 },
+                "isError": true
+            })
+        );
+    }
+
+    #[test]
+    fn an_assistant_message_defaults_to_parallel() {
+        let message: AssistantMessage = serde_json::from_value(json!({
+            "calls": [{ "id": "A", "name": "write", "input": { "path": "a.ts" } }]
+        }))
+        .unwrap();
+        assert_eq!(message.mode, ExecutionMode::Parallel);
+        let sequential: AssistantMessage =
+            serde_json::from_value(json!({ "calls": [], "mode": "sequential" })).unwrap();
+        assert_eq!(sequential.mode, ExecutionMode::Sequential);
+    }
+}

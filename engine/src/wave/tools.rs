@@ -72,3 +72,51 @@ impl ToolCatalog {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_are_classified_by_name_and_target() {
+        let catalog = ToolCatalog::default();
+        let cwd = Path::new("/repo/sub");
+        let class = |name: &str, input| catalog.classify(name, &input, cwd);
+        assert_eq!(
+            class("read", json!({ "path": "a.ts" })),
+            ToolClass::ReadOnly
+        );
+        for name in ["grep", "find", "ls"] {
+            assert_eq!(class(name, json!({})), ToolClass::ReadOnly);
+        }
+        assert_eq!(
+            class("pi_hooks_waive_verification", json!({})),
+            ToolClass::Own
+        );
+        assert_eq!(
+            class("write", json!({ "path": "../src/./a.ts" })),
+            ToolClass::Targeted {
+                path: PathBuf::from("/repo/src/a.ts")
+            }
+        );
+        assert_eq!(
+            class("edit", json!({ "path": "/abs/b.ts" })),
+            ToolClass::Targeted {
+                path: PathBuf::from("/abs/b.ts")
+            }
+        );
+        for (name, input) in [
+            ("write", json!({})),
+            ("edit", json!({ "path": "~/x.ts" })),
+            ("write", json!({ "path": "  " })),
+            ("bash", json!({ "command": "ls" })),
+            ("deploy", json!({})),
+        ] {
+            let class = class(name, input);
+            assert_eq!(class, ToolClass::Untargeted);
+            assert!(class.is_mutating());
+        }
+        assert!(!ToolClass::ReadOnly.is_mutating() && !ToolClass::Own.is_mutating());
+    }
+}

@@ -1,0 +1,7 @@
+//! ast-grep in process: rule loading, the shipped rules' fixtures, scan bounds and the cache, and
+//! files that are not what their name says.
+
+mod hostile;
+mod rule_fixtures;
+mod rule_loading;
+mod scan;

@@ -1,0 +1,292 @@
+//! `pi-native-hooks check` end to end: the real binary on real git repositories. Every run passes
+//! `--builtin` or `--config`, so no test reads the personal config root.
+
+use crate::support::cli::check;
+use crate::support::snapshot::assert_snapshot;
+use crate::support::{ConfigRoot, TestRepo, checkout};
+
+/// A repository with one committed file, then: a modification, a staged file, an untracked TSX
+/// file, an ignored file under node_modules, a committed-and-clean file with a finding, and a
+/// non-TypeScript change.
+fn repository() -> TestRepo {
+    let repo = TestRepo::builder()
+        .file(".gitignore", "node_modules/\n")
+        .file("src/modified.ts", "export const a = 1;\n")
+        .file(
+            "src/committed.ts",
+            "declare const u: { n?: string };\nexport const old = u!.n;\n",
+        )
+        .commit();
+    repo.write(
+        "src/modified.ts",
+        "declare const u: { n?: string };\nexport const a = u!.n;\n",
+    );
+    repo.write("src/staged.ts", "export const lazy = import(\"./lazy\");\n");
+    repo.git(&["add", "src/staged.ts"]);
+    repo.write(
+        "src/view/New.tsx",
+        "declare const u: { n?: string };\nexport const V = () => <b>{u!.n}</b>;\n",
+    );
+    repo.write("node_modules/pkg/index.ts", "export const ignored = x!;\n");
+    repo.write("notes.md", "x!\n");
+    repo
+}
+
+#[test]
+fn checks_the_changed_files_of_the_repository_around_the_cwd() {
+    let repo = repository();
+    let (code, stdout, stderr) = check(&repo.path().join("src/view"), &["--builtin"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_snapshot!("changed_files", &stdout);
+    assert!(stdout.ends_with('\n'), "every line ends with a newline");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn json_lines_have_the_documented_shape() {
+    let repo = repository();
+    let (code, stdout, _) = check(repo.path(), &["--builtin", "--json", "src/view/New.tsx"]);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_snapshot!("json_line", &stdout);
+    let line = &lines[0];
+    let keys: Vec<&str> = line
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "column",
+            "endColumn",
+            "endLine",
+            "guidance",
+            "line",
+            "message",
+            "note",
+            "path",
+            "policy",
+            "rule",
+            "severity"
+        ]
+    );
+    assert_eq!(line["policy"], "typescript-no-non-null-assertion");
+    assert!(
+        line["guidance"]
+            .as_str()
+            .expect("guidance")
+            .contains("ast-grep-ignore"),
+        "{line}"
+    );
+    assert_eq!(line["path"], "src/view/New.tsx");
+    assert_eq!(
+        (line["line"].as_u64(), line["column"].as_u64()),
+        (Some(2), Some(28))
+    );
+    assert_eq!(
+        (line["endLine"].as_u64(), line["endColumn"].as_u64()),
+        (Some(2), Some(30))
+    );
+    assert_eq!(line["severity"], "warning");
+    assert!(
+        line["note"]
+            .as_str()
+            .expect("note")
+            .contains("// ast-grep-ignore: typescript-no-non-null-assertion-tsx -- <reason>")
+    );
+}
+
+#[test]
+fn a_clean_repository_exits_zero_silently() {
+    let repo = repository();
+    repo.git(&["add", "."]);
+    repo.git(&["commit", "-qm", "everything"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
+}
+
+#[test]
+fn given_directories_are_walked_and_c_changes_directory() {
+    let repo = repository();
+    let outside = tempfile::tempdir().expect("temp dir");
+    let dir = repo.path().to_str().expect("utf-8 path");
+    let (code, stdout, _) = check(outside.path(), &["--builtin", "-C", dir, "src"]);
+    assert_eq!(code, 1);
+    let paths: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split(':').next().expect("path"))
+        .collect();
+    // Committed files are included too: directories mean "everything below", not "changed".
+    assert_eq!(
+        paths,
+        [
+            "src/committed.ts",
+            "src/modified.ts",
+            "src/staged.ts",
+            "src/view/New.tsx"
+        ]
+    );
+}
+
+#[test]
+fn a_personal_config_root_is_used_with_config() {
+    let repo = repository();
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [ast-grep/rules]\n")
+        .file(
+            "ast-grep/rules/only-imports.yml",
+            "id: only-imports\nlanguage: TypeScript\nseverity: info\nmessage: import found\nrule:\n  kind: call_expression\n  has: { field: function, kind: import }\n",
+        )
+        .build();
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--config", root.path().to_str().expect("utf-8")],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert_snapshot!("personal_rule", &stdout);
+}
+
+#[test]
+fn a_config_error_exits_two_and_names_the_file() {
+    let repo = repository();
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [rules]\n")
+        .file(
+            "rules/python.yml",
+            "id: py\nlanguage: Python\nrule: { pattern: x }\n",
+        )
+        .build();
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--config", root.path().to_str().expect("utf-8")],
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.contains("rules/python.yml: rule `py` targets Python"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn outside_a_repository_without_paths_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (code, _, stderr) = check(dir.path(), &["--builtin"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("is not inside a git repository; pass the files or directories to check"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_path_is_a_usage_error() {
+    let repo = repository();
+    let (code, _, stderr) = check(repo.path(), &["--builtin", "src/nope.ts"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("src/nope.ts: no such file or directory"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn skipped_files_are_reported_on_stderr() {
+    let repo = repository();
+    repo.write("src/bin.ts", b"\0\x01binary");
+    let (code, _, stderr) = check(repo.path(), &["--builtin", "src/bin.ts"]);
+    assert_eq!(code, 0);
+    assert_snapshot!("skipped_file", &stderr);
+}
+
+#[test]
+fn findings_no_policy_covers_are_still_reported_without_a_policy() {
+    let repo = repository();
+    repo.write(
+        "src/unused.ts",
+        "// ast-grep-ignore: typescript-no-dynamic-import-ts -- stale\nexport const a = 1;\n",
+    );
+    let (code, stdout, _) = check(repo.path(), &["--builtin", "--json", "src/unused.ts"]);
+    assert_eq!(code, 1);
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one json line");
+    assert_eq!(
+        (line["rule"].as_str(), line["severity"].as_str()),
+        (Some("unused-suppression"), Some("hint"))
+    );
+    assert!(line["policy"].is_null());
+}
+
+#[test]
+fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
+    let repo = repository();
+    let root = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [ast-grep/rules]\n")
+        .file(
+            "ast-grep/rules/bang.yml",
+            "id: bang\nlanguage: TypeScript\nseverity: warning\nmessage: bang\nrule:\n  kind: non_null_expression\n",
+        )
+        .policy(
+            "bang.rhai",
+            "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { snapshot.report(\"Guard it.\") }\n",
+        )
+        .build();
+    let config = root.path().to_str().expect("utf-8");
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--config", config, "--json", "src/modified.ts"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one json line");
+    assert_eq!(
+        (line["policy"].as_str(), line["guidance"].as_str()),
+        (Some("bang-policy"), Some("Guard it."))
+    );
+
+    root.write_policy(
+        "bang.rhai",
+        "const ID = \"bang-policy\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"bang\"];\nfn evaluate(snapshot) { throw \"boom\"; }\n",
+    );
+    let (code, stdout, stderr) = check(repo.path(), &["--config", config, "src/modified.ts"]);
+    assert_eq!(code, 2, "{stdout}");
+    assert!(
+        stderr.contains("policies failed") && stderr.contains("bang.rhai"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_repository_s_own_extension_passes_its_own_rules() {
+    let (code, stdout, stderr) = check(checkout(), &["--config", ".", "bindings/extension"]);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
+}
+
+#[test]
+fn file_names_with_a_newline_or_an_escape_are_printed_escaped_and_json_keeps_them() {
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    let root = repo.path();
+    let bang = "declare const u: { n?: string };\nexport const a = u!.n;\n";
+    let forged = "src/evil\n- src/x.ts:1:1 typescript-no-non-null-assertion-ts forged.ts";
+    let coloured = "src/\u{1b}[31mred\u{1b}[0m.ts";
+    repo.write(forged, bang);
+    repo.write(coloured, bang);
+    repo.write("src/\u{1b}[2Jbin.ts", b"\0binary");
+
+    let (code, stdout, stderr) = check(root, &["--builtin"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_snapshot!("escaped_names_stdout", &stdout);
+    assert_snapshot!("escaped_names_stderr", &stderr);
+
+    let (code, stdout, _) = check(root, &["--builtin", "--json"]);
+    assert_eq!(code, 1);
+    let paths: Vec<String> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("one JSON object per line"))
+        .map(|line| line["path"].as_str().expect("path").to_owned())
+        .collect();
+    assert_eq!(paths, [coloured, forged], "--json keeps the original names");
+}

@@ -1,0 +1,35 @@
+//! The engine's integration tests: one crate (one link step) with a module per layer of
+//! `docs/architecture.md`, in the order data flows, `config → analysis/policy → workspace → wave →
+//! verification → state/status → session`, then the `cli` on top. The delivery layer is pure and
+//! unit-tested inline, like every test that builds no repository, spawns no process and calls one
+//! module's functions. `support` holds what the areas share: [`support::TestRepo`] and
+//! [`support::ConfigRoot`] build every repository and config root, and rendered text is compared
+//! with snapshots in `engine/tests/snapshots/` (`support::snapshot`). The "Tests" section of
+//! `docs/architecture.md` describes the layout.
+
+use pi_native_hooks::policy::budget::CountingAllocator;
+
+// The allocator the CLI and the Node addon install, so policy memory budgets are enforced here
+// as they are in production (`policy::hostile` checks it is installed).
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+mod support;
+
+mod config;
+
+mod analysis;
+mod policy;
+
+mod workspace;
+
+mod wave;
+
+mod verification;
+
+mod state;
+mod status;
+
+mod session;
+
+mod cli;

@@ -1,0 +1,263 @@
+//! Policy fixture tests: the shipped policies pass their own fixtures through the real ast-grep
+//! analyzer, and the runner reports noisy, missing, unknown-policy, empty and snapshot problems.
+//! Set `PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1` to rewrite the shipped snapshots.
+
+#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+
+use crate::support::{ConfigRoot, checkout};
+use pi_native_hooks::analysis::rules::load_source;
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, Analyzer, Finding, Position, ScanLimits, Severity, SourceRange,
+};
+use pi_native_hooks::config::ConfigSource;
+use pi_native_hooks::policy::PolicyRegistry;
+use pi_native_hooks::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::Arc;
+
+fn builtin_analyzer() -> Analyzer {
+    let (rules, errors) = load_source(&ConfigSource::BuiltIn);
+    assert!(errors.is_empty(), "{errors:?}");
+    Analyzer::new("ast-grep:builtin", rules, ScanLimits::default(), 1).unwrap()
+}
+
+fn describe(report: &TestReport) -> String {
+    format!("{report:#?}")
+}
+
+#[test]
+fn shipped_policies_pass_their_fixtures_with_the_real_analyzer() {
+    let update = std::env::var_os("PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS").is_some();
+    let registry = PolicyRegistry::load(checkout());
+    let report = run_fixtures(checkout(), &registry, &mut builtin_analyzer(), update);
+    assert!(report.passed(), "{}", describe(&report));
+    assert!(
+        report.untested.is_empty(),
+        "every shipped policy has fixtures: {:?}",
+        report.untested
+    );
+    assert!(report.case_count() >= 10);
+}
+
+/// A stand-in analyzer: every line containing `BAD` is a finding of `rule-a`.
+fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
+    let findings = files
+        .iter()
+        .flat_map(|(path, source)| {
+            source.lines().enumerate().filter_map(move |(line, text)| {
+                let column = text.find("BAD")?;
+                Some(Finding {
+                    rule: "rule-a".to_owned(),
+                    severity: Severity::Warning,
+                    message: "bad marker".to_owned(),
+                    note: None,
+                    path: path.clone(),
+                    range: SourceRange {
+                        start: Position { line, column },
+                        end: Position {
+                            line,
+                            column: column + 3,
+                        },
+                    },
+                    text_hash: "0".to_owned(),
+                })
+            })
+        })
+        .collect();
+    Arc::new(AnalysisSnapshot {
+        analyzer: "ast-grep:personal".to_owned(),
+        paths: files.iter().map(|(p, _)| p.clone()).collect(),
+        findings,
+        ..AnalysisSnapshot::default()
+    })
+}
+
+/// Reports markers only on lines 1..=limit, so later markers go missing.
+fn policy(id: &str, body: &str) -> String {
+    format!(
+        "const ID = \"{id}\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"rule-a\"];\nfn evaluate(snapshot) {{ {body} }}\n"
+    )
+}
+
+const FIXTURE: &str = "policy: markers
+cases:
+  - name: flags the marker
+    files:
+      - { path: a.ts, source: \"ok\\nBAD\\n\" }
+    expect:
+      - { rule: rule-a, path: a.ts, line: 2, column: 1 }
+  - name: clean input
+    files:
+      - { path: b.ts, source: \"ok\\n\" }
+    expect: []
+";
+
+fn temp_root() -> ConfigRoot {
+    ConfigRoot::builder().dir("policies/tests").build()
+}
+
+#[test]
+fn passing_fixtures_need_a_snapshot_which_update_writes() {
+    let root = temp_root();
+    root.write("policies/markers.rhai",
+        &policy(
+            "markers",
+            "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"remove it\" })",
+        ),
+    );
+    root.write("policies/tests/markers.yml", FIXTURE);
+    let registry = PolicyRegistry::load(root.path());
+    let first = run_fixtures(root.path(), &registry, &mut marker_analyzer, false);
+    assert!(
+        first.files[0].cases.iter().all(|c| c.passed()),
+        "{}",
+        describe(&first)
+    );
+    assert_eq!(first.files[0].snapshot, SnapshotStatus::Missing);
+    assert!(!first.passed());
+
+    let updated = run_fixtures(root.path(), &registry, &mut marker_analyzer, true);
+    assert_eq!(updated.files[0].snapshot, SnapshotStatus::Updated);
+    assert!(updated.passed(), "{}", describe(&updated));
+    let snap = fs::read_to_string(root.path().join("policies/tests/markers.snap")).unwrap();
+    assert!(
+        snap.contains(
+            "a.ts:2:1-2:1 warning rule-a [markers]\n  message: bad marker\n  guidance: remove it"
+        ),
+        "{snap}"
+    );
+    assert!(snap.contains("## clean input\n(none)"), "{snap}");
+    let mode = fs::metadata(root.path().join("policies/tests/markers.snap"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let again = run_fixtures(root.path(), &registry, &mut marker_analyzer, false);
+    assert!(again.passed(), "{}", describe(&again));
+
+    // A changed guidance shows up as a snapshot difference.
+    root.write("policies/markers.rhai",
+        &policy(
+            "markers",
+            "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"delete it\" })",
+        ),
+    );
+    let changed = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        false,
+    );
+    assert!(
+        matches!(&changed.files[0].snapshot, SnapshotStatus::Differs { actual, .. } if actual.contains("delete it")),
+        "{}",
+        describe(&changed)
+    );
+    assert!(!changed.passed());
+}
+
+#[test]
+fn noisy_and_missing_policies_are_reported() {
+    let root = temp_root();
+    // Silent policy: misses the marker.
+    root.write("policies/markers.rhai", &policy("markers", "[]"));
+    root.write("policies/tests/markers.yml", FIXTURE);
+    let report = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        true,
+    );
+    assert_eq!(report.files[0].cases[0].status(), "missing");
+    assert_eq!(report.files[0].cases[0].missing, ["a.ts:2 rule-a"]);
+    assert!(!report.passed());
+
+    // Noisy policy: reports a marker the fixture says is acceptable.
+    root.write("policies/markers.rhai",
+        &policy(
+            "markers",
+            "snapshot.findings.map(|f| #{ path: f.path, line: f.line, column: f.column, rule: f.rule, message: f.message, guidance: \"g\" })",
+        ),
+    );
+    root.write(
+        "policies/tests/markers.yml",
+        &FIXTURE.replace("\"ok\\n\" }", "\"ok BAD\\n\" }"),
+    );
+    let report = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        true,
+    );
+    assert_eq!(
+        report.files[0].cases[1].status(),
+        "noisy",
+        "{}",
+        describe(&report)
+    );
+    assert_eq!(report.files[0].cases[1].noisy, ["b.ts:1 rule-a"]);
+}
+
+#[test]
+fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
+    let root = temp_root();
+    root.write("policies/markers.rhai", &policy("markers", "[]"));
+    let empty = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        false,
+    );
+    assert!(!empty.passed());
+    assert!(
+        empty
+            .problems
+            .iter()
+            .any(|p| p.contains("no policy tests found")),
+        "{empty:?}"
+    );
+    assert_eq!(empty.untested, ["markers"]);
+
+    root.write("policies/tests/ghost.yml", "policy: ghost\ncases: []\n");
+    root.write(
+        "policies/tests/typo.yml",
+        "policy: markers\ncases:\n  - name: x\n    fils: []\n",
+    );
+    let report = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        false,
+    );
+    assert!(!report.passed());
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.contains("ghost.yml: names unknown policy \"ghost\"")),
+        "{report:?}"
+    );
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.contains("typo.yml") && p.contains("fils")),
+        "{report:?}"
+    );
+
+    // A verification-style case for a diagnostic policy is malformed.
+    root.write(
+        "policies/tests/typo.yml",
+        "policy: markers\ncases:\n  - name: x\n    changed: [a.ts]\n    requires: []\n",
+    );
+    root.remove("policies/tests/ghost.yml");
+    let report = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut marker_analyzer,
+        true,
+    );
+    assert_eq!(report.files[0].cases[0].status(), "error");
+}

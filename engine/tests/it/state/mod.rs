@@ -1,0 +1,3 @@
+//! Persisted state entries and restoring a branch from them.
+
+mod restore;

@@ -1,0 +1,3 @@
+//! The status model behind `/hooks-status`.
+
+mod model;
