@@ -26,14 +26,15 @@ mod corpus;
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
-use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
-use pi_native_hooks::config::builtin;
+use pi_native_hooks::analysis::Analyzer;
+use pi_native_hooks::config::ConfigSource;
+use pi_native_hooks::setup::LoadedConfig;
 use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, SystemTime};
 use tempfile::TempDir;
 
@@ -74,8 +75,8 @@ struct Fixture {
     paths: Vec<String>,
     /// Bytes of revision A per file, for throughput.
     sizes: Vec<u64>,
-    /// The built-in rules, loaded once, shared by every analyzer.
-    rules: Arc<RuleSet>,
+    /// The built-in config: its rules, loaded once, are shared by every analyzer.
+    loaded: LoadedConfig,
     /// The CLI, or why it is not available.
     cli: Result<Cli, String>,
 }
@@ -121,8 +122,12 @@ impl Fixture {
             WAVES.map(|n| sizes[..n].iter().sum::<u64>()),
         ));
 
-        let load = RuleSet::load(&builtin::rule_files(), &[]);
-        assert!(load.errors.is_empty(), "built-in rules: {:?}", load.errors);
+        let loaded = LoadedConfig::load(&ConfigSource::BuiltIn);
+        assert!(
+            loaded.rule_problems.is_empty(),
+            "built-in rules: {:?}",
+            loaded.rule_problems
+        );
         let cli = ast_grep::find_binary().map(|bin| Cli {
             bin,
             sgconfig: ast_grep::write_config_root(config.path()),
@@ -132,7 +137,7 @@ impl Fixture {
             dirs: vec![a, b, config],
             paths,
             sizes,
-            rules: Arc::new(load.rules),
+            loaded,
             cli,
         }
     }
@@ -146,13 +151,7 @@ impl Fixture {
     }
 
     fn analyzer(&self, threads: usize) -> Analyzer {
-        Analyzer::new(
-            "ast-grep:builtin",
-            Arc::clone(&self.rules),
-            ScanLimits::default(),
-            threads,
-        )
-        .expect("start the analyzer")
+        self.loaded.analyzer(threads).expect("start the analyzer")
     }
 
     fn remove(&self) {

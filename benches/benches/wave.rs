@@ -19,9 +19,8 @@
 //! Afterwards the ratios and the absolute target are printed (see `docs/performance.md`).
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
-use pi_native_hooks::analysis::{Analyzer, ScanLimits, rules::load_source};
 use pi_native_hooks::config::ConfigSource;
-use pi_native_hooks::policy::PolicyRegistry;
+use pi_native_hooks::setup::LoadedConfig;
 use pi_native_hooks::wave::{
     AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
     SnapshotScope, ToolCallInfo, ToolResultEvent, WaveConfig, WaveCoordinator,
@@ -227,16 +226,15 @@ fn snapshot_paths(c: &mut Criterion) {
 /// A coordinator over `root` with the built-in rules and policies.
 fn coordinator(runtime: &tokio::runtime::Runtime, root: &Path) -> WaveCoordinator {
     let _guard = runtime.enter();
-    let source = ConfigSource::BuiltIn;
-    let (rules, problems) = load_source(&source);
-    assert!(problems.is_empty(), "{problems:?}");
-    let analyzer =
-        Analyzer::new(source.analyzer_key(), rules, ScanLimits::default(), 1).expect("analyzer");
-    let analysis = AnalysisCoordinator::new(
-        vec![Box::new(analyzer)],
-        Arc::new(PolicyRegistry::builtin()),
-    )
-    .expect("analysis");
+    let config = LoadedConfig::load(&ConfigSource::BuiltIn);
+    assert!(
+        config.rule_problems.is_empty(),
+        "{:?}",
+        config.rule_problems
+    );
+    let analyzer = config.analyzer(1).expect("analyzer");
+    let analysis = AnalysisCoordinator::new(vec![Box::new(analyzer)], Arc::new(config.registry))
+        .expect("analysis");
     let workspace = GitWorkspace::probe(root).expect("git workspace");
     WaveCoordinator::new(WaveConfig::default(), workspace, analysis).expect("coordinator")
 }

@@ -1,8 +1,8 @@
 //! pi-native-hooks engine: everything the Pi extension and the `pi-native-hooks` CLI do, as a library.
 //!
-//! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`workspace`] → [`delivery`] →
-//! [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one object a Pi
-//! session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
+//! Data flows one way: [`config`] → [`analysis`] and [`policy`] → [`setup`] → [`workspace`] →
+//! [`delivery`] → [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one
+//! object a Pi session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
 //! [`safe_open`] is the one way any of them opens a repository's file for reading; [`text`]
 //! escapes untrusted text for every module that shows it.
 
@@ -13,6 +13,7 @@ pub mod delivery;
 pub mod policy;
 pub mod safe_open;
 pub mod session;
+pub mod setup;
 pub mod state;
 pub mod status;
 pub mod text;

@@ -7,12 +7,12 @@
 //! keeps the original text (serde escapes it as JSON).
 
 use super::{ExitStatus, Output};
-use crate::analysis::{AnalysisSnapshot, Analyzer, Finding, ScanLimits, SkipReason, rules};
+use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
 use crate::config::ConfigSource;
-use crate::policy::{Cancellation, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
+use crate::policy::{Cancellation, CheckResult, DiagnosticRun, PolicyDiagnostic};
+use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -100,12 +100,12 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     } else {
         match super::config_source(args.config.as_deref().map(|dir| cwd.join(dir)).as_deref()) {
             Ok(source) => source,
-            Err(message) => return out.fail(&message),
+            Err(error) => return out.fail(&error.to_string()),
         }
     };
-    let (rules, problems) = rules::load_source(&source);
-    if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(escaped).collect();
+    let config = LoadedConfig::load(&source);
+    if !config.rule_problems.is_empty() {
+        let lines: Vec<String> = config.rule_problems.iter().map(escaped).collect();
         return out.fail(&format!(
             "the config at {} has errors:\n{}",
             source,
@@ -116,19 +116,11 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(targets) => targets,
         Err(message) => return out.fail(&message),
     };
-    let mut analyzer = match Analyzer::new(
-        source.analyzer_key(),
-        rules,
-        ScanLimits::default(),
-        default_threads(),
-    ) {
+    let mut analyzer = match config.analyzer(default_threads()) {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let registry = match &source {
-        ConfigSource::BuiltIn => PolicyRegistry::builtin(),
-        ConfigSource::Root(dir) => PolicyRegistry::load(dir),
-    };
+    let registry = &config.registry;
     if !registry.problems().is_empty() {
         let lines: Vec<String> = registry.problems().iter().map(escaped).collect();
         return out.fail(&format!(
@@ -142,16 +134,6 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     report(&snapshot, &run, args.json, out)
 }
 
-/// Where a finding starts, 1-based: how a policy diagnostic names the finding it reports.
-fn location(f: &Finding) -> (&str, &str, usize, usize) {
-    (
-        &f.rule,
-        &f.path,
-        f.range.start.line + 1,
-        f.range.start.column + 1,
-    )
-}
-
 fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(usize::from)
@@ -160,60 +142,47 @@ fn default_threads() -> usize {
 
 /// One printed result, in both output forms.
 struct Line<'a> {
-    /// Path, line, column, rule: the print order.
-    order: (&'a str, usize, usize, &'a str),
     json: JsonFinding<'a>,
     human: String,
 }
 
-/// Prints the policies' diagnostics, then every finding no policy reported (so a rule without a
-/// policy, or an unused suppression, is never lost), in one deterministic order.
+impl<'a> From<CheckResult<'a>> for Line<'a> {
+    fn from(result: CheckResult<'a>) -> Self {
+        match result {
+            CheckResult::Policy {
+                diagnostic: d,
+                finding,
+            } => Line {
+                json: JsonFinding::from_diagnostic(d, finding),
+                human: format!(
+                    "{}:{}:{} {} {}",
+                    Escaped(&d.path),
+                    d.line,
+                    d.column,
+                    Escaped(&d.rule),
+                    Escaped(&d.message)
+                ),
+            },
+            CheckResult::Unreported(f) => Line {
+                json: JsonFinding::from(f),
+                human: escaped(f),
+            },
+        }
+    }
+}
+
+/// Prints the results of the run (policy diagnostics and the findings no policy reported, in the
+/// engine's order), then what was skipped or failed.
 fn report(
     snapshot: &AnalysisSnapshot,
     run: &DiagnosticRun,
     json: bool,
     out: &mut Output<'_>,
 ) -> ExitStatus {
-    let by_location: HashMap<_, _> = snapshot.findings.iter().map(|f| (location(f), f)).collect();
-    let reported: HashSet<_> = run
-        .diagnostics
-        .iter()
-        .map(|d| (d.rule.as_str(), d.path.as_str(), d.line, d.column))
-        .collect();
-    let mut lines: Vec<Line<'_>> = Vec::new();
-    for d in &run.diagnostics {
-        let key = (d.rule.as_str(), d.path.as_str(), d.line, d.column);
-        let human = format!(
-            "{}:{}:{} {} {}",
-            Escaped(&d.path),
-            d.line,
-            d.column,
-            Escaped(&d.rule),
-            Escaped(&d.message)
-        );
-        lines.push(Line {
-            order: (d.path.as_str(), d.line, d.column, d.rule.as_str()),
-            json: JsonFinding::from_diagnostic(d, by_location.get(&key).copied()),
-            human,
-        });
-    }
-    for f in snapshot
-        .findings
-        .iter()
-        .filter(|f| !reported.contains(&location(f)))
-    {
-        let (rule, path, line, column) = location(f);
-        lines.push(Line {
-            order: (path, line, column, rule),
-            json: JsonFinding::from(f),
-            human: escaped(f),
-        });
-    }
-    lines.sort_by(|a, b| a.order.cmp(&b.order));
+    let lines: Vec<Line<'_>> = run.results(snapshot).into_iter().map(Line::from).collect();
     for Line {
         json: json_line,
         human,
-        ..
     } in &lines
     {
         let written = if json {

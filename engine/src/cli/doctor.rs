@@ -2,7 +2,7 @@
 //! policy's status — and the registry digest.
 
 use super::{ExitStatus, Output};
-use crate::policy::doctor::doctor;
+use crate::setup::doctor::doctor;
 use crate::text::escape_lines;
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub struct DoctorArgs {
 pub fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
-        Err(message) => return out.fail(&message),
+        Err(error) => return out.fail(&error.to_string()),
     };
     let report = doctor(&root);
     // The report embeds file names and messages from the root: escaped line by line.

@@ -20,7 +20,7 @@ pub struct InitArgs {
 pub fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
-        Err(message) => return out.fail(&message),
+        Err(error) => return out.fail(&error.to_string()),
     };
     let plan = InitPlan::new(&root);
     for line in plan.describe(args.dry_run) {

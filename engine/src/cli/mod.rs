@@ -7,7 +7,7 @@ pub mod init;
 mod targets;
 pub mod test;
 
-use crate::config::ConfigSource;
+use crate::config::{ConfigSource, ConfigSourceError};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::path::Path;
@@ -81,17 +81,20 @@ impl Output<'_> {
 
 /// The config for this run: `--config DIR`, else the personal root if it exists, else the
 /// built-in default pack.
-fn config_source(explicit: Option<&Path>) -> Result<ConfigSource, String> {
+fn config_source(explicit: Option<&Path>) -> Result<ConfigSource, ConfigSourceError> {
     let personal = crate::config::root::personal_root().ok();
     ConfigSource::select(explicit, personal)
 }
 
 /// The config root a policy command works on: `--config DIR` (relative to `cwd`), else the
 /// personal root.
-fn policy_root(explicit: Option<&Path>, cwd: &Path) -> Result<std::path::PathBuf, String> {
+fn policy_root(
+    explicit: Option<&Path>,
+    cwd: &Path,
+) -> Result<std::path::PathBuf, ConfigSourceError> {
     match explicit {
         Some(dir) => Ok(cwd.join(dir)),
-        None => crate::config::root::personal_root().map_err(|error| error.to_string()),
+        None => Ok(crate::config::root::personal_root()?),
     }
 }
 

@@ -2,10 +2,9 @@
 //! analyzer and print pass / noisy / missing per case, snapshot differences and problems.
 
 use super::{ExitStatus, Output};
-use crate::analysis::{Analyzer, ScanLimits, rules};
 use crate::config::ConfigSource;
-use crate::policy::PolicyRegistry;
 use crate::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
+use crate::setup::LoadedConfig;
 use crate::text::escape_lines;
 use std::path::{Path, PathBuf};
 
@@ -24,26 +23,29 @@ pub struct TestArgs {
 pub fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
-        Err(message) => return out.fail(&message),
+        Err(error) => return out.fail(&error.to_string()),
     };
-    let registry = PolicyRegistry::load(&root);
-    if let Some(guidance) = registry.guidance() {
+    let config = LoadedConfig::load(&ConfigSource::Root(root.clone()));
+    if let Some(guidance) = config.registry.guidance() {
         return out.fail(&guidance);
     }
-    let (rules, problems) = rules::load_source(&ConfigSource::Root(root.clone()));
-    if !problems.is_empty() {
-        let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    if !config.rule_problems.is_empty() {
+        let lines: Vec<String> = config
+            .rule_problems
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         return out.fail(&format!(
             "the rules at {} have errors:\n{}",
             root.display(),
             lines.join("\n")
         ));
     }
-    let mut analyzer = match Analyzer::new("ast-grep:personal", rules, ScanLimits::default(), 1) {
+    let mut analyzer = match config.analyzer(1) {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let report = run_fixtures(&root, &registry, &mut analyzer, args.update);
+    let report = run_fixtures(&root, &config.registry, &mut analyzer, args.update);
     // Case names, findings and errors come from fixture and policy files: escaped line by line.
     let _ = out
         .stdout

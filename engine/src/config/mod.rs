@@ -68,6 +68,17 @@ pub enum DirFault {
     Symlink(PathBuf),
 }
 
+/// Why no config source could be chosen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigSourceError {
+    /// `--config DIR` names something that is not a directory.
+    #[error("--config {}: not a directory", .0.display())]
+    NotADirectory(PathBuf),
+    /// No `--config DIR` was given and the personal root cannot be found.
+    #[error(transparent)]
+    Root(#[from] root::RootError),
+}
+
 /// Where the rules and policies of a session or a `check` come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigSource {
@@ -82,10 +93,10 @@ impl ConfigSource {
     pub fn select(
         explicit: Option<&std::path::Path>,
         personal: Option<PathBuf>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ConfigSourceError> {
         match (explicit, personal) {
             (Some(dir), _) if dir.is_dir() => Ok(Self::Root(dir.to_path_buf())),
-            (Some(dir), _) => Err(format!("--config {}: not a directory", dir.display())),
+            (Some(dir), _) => Err(ConfigSourceError::NotADirectory(dir.to_path_buf())),
             (None, Some(root)) if root.exists() => Ok(Self::Root(root)),
             (None, _) => Ok(Self::BuiltIn),
         }

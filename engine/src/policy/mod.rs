@@ -12,7 +12,6 @@ pub mod builtin;
 pub mod contract;
 pub mod diagnostic;
 pub mod digest;
-pub mod doctor;
 pub mod failure;
 pub mod init;
 mod literal;
@@ -30,7 +29,7 @@ pub use digest::registry_digest;
 pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
 pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource};
 pub use run::{
-    AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, DiagnosticRun, UndecidedRequirement,
-    VerificationRun,
+    AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, CheckResult, DiagnosticRun,
+    UndecidedRequirement, VerificationRun,
 };
 pub use sandbox::{Cancellation, POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};

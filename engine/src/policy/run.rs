@@ -10,8 +10,9 @@ use super::failure::{FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog,
 use super::registry::{LoadedPolicy, PolicyRegistry};
 use super::sandbox::{CallOutput, Cancellation, RunError};
 use super::view::SnapshotView;
-use crate::analysis::AnalysisSnapshot;
+use crate::analysis::{AnalysisSnapshot, Finding};
 use rhai::{Dynamic, ImmutableString};
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -49,6 +50,76 @@ pub struct DiagnosticRun {
     pub failures: Vec<PolicyFailure>,
     /// What the policies printed.
     pub logs: Vec<PolicyLog>,
+}
+
+/// One result of a diagnostic run over a snapshot, as `check` reports it.
+#[derive(Clone, Copy, Debug)]
+pub enum CheckResult<'a> {
+    /// A policy's diagnostic, with the finding it reports when one starts where it does.
+    Policy {
+        /// The diagnostic.
+        diagnostic: &'a PolicyDiagnostic,
+        /// The finding of the same rule at the same path, line and column.
+        finding: Option<&'a Finding>,
+    },
+    /// A finding no policy reported (a rule without a policy, an unused suppression): never lost.
+    Unreported(&'a Finding),
+}
+
+impl CheckResult<'_> {
+    /// Path, 1-based line and column, rule: the order results are reported in.
+    fn order(&self) -> (&str, usize, usize, &str) {
+        match self {
+            Self::Policy { diagnostic: d, .. } => (&d.path, d.line, d.column, &d.rule),
+            Self::Unreported(f) => {
+                let (rule, path, line, column) = location(f);
+                (path, line, column, rule)
+            }
+        }
+    }
+}
+
+/// Where a finding starts, 1-based: how a policy diagnostic names the finding it reports.
+fn location(f: &Finding) -> (&str, &str, usize, usize) {
+    (
+        &f.rule,
+        &f.path,
+        f.range.start.line + 1,
+        f.range.start.column + 1,
+    )
+}
+
+impl DiagnosticRun {
+    /// The policies' diagnostics joined with every finding of `snapshot` no policy reported, in
+    /// one deterministic order (path, line, column, rule; stable for equal keys).
+    pub fn results<'a>(&'a self, snapshot: &'a AnalysisSnapshot) -> Vec<CheckResult<'a>> {
+        let by_location: HashMap<_, _> =
+            snapshot.findings.iter().map(|f| (location(f), f)).collect();
+        let reported: HashSet<_> = self
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule.as_str(), d.path.as_str(), d.line, d.column))
+            .collect();
+        let mut results: Vec<CheckResult<'a>> = self
+            .diagnostics
+            .iter()
+            .map(|d| CheckResult::Policy {
+                diagnostic: d,
+                finding: by_location
+                    .get(&(d.rule.as_str(), d.path.as_str(), d.line, d.column))
+                    .copied(),
+            })
+            .chain(
+                snapshot
+                    .findings
+                    .iter()
+                    .filter(|f| !reported.contains(&location(f)))
+                    .map(CheckResult::Unreported),
+            )
+            .collect();
+        results.sort_by(|a, b| a.order().cmp(&b.order()));
+        results
+    }
 }
 
 /// A requirement some changed paths make necessary.

@@ -5,12 +5,15 @@
 use super::options::SessionOptions;
 use super::verify::Verifier;
 use super::{GateState, Session};
-use crate::analysis::{Analyzer, RuleError, ScanLimits, rules::load_source};
+use crate::analysis::AnalyzerError;
 use crate::config::ConfigSource;
-use crate::policy::PolicyRegistry;
+use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
-use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveCoordinator};
+use crate::wave::{
+    AnalysisCoordinator, AnalysisSetupError, GitWorkspace, WaveAnalyzer, WaveCoordinator, WaveError,
+};
+use crate::workspace::WorkspaceError;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -23,23 +26,30 @@ impl Session {
     /// cannot be set up is reported by [`Session::status`] and the session runs without it (a
     /// tool result is never blocked by the hooks).
     pub fn open(options: SessionOptions) -> Self {
-        let registry = PolicyRegistry::load(&options.config_root);
+        let config = LoadedConfig::load(&ConfigSource::Root(options.config_root.clone()));
         let gate = VerificationGate::new(
             GateConfig {
                 cwd: options.cwd.clone(),
                 continuation_cap: options.continuation_cap,
             },
-            &registry,
+            &config.registry,
         );
-        let mut rule_problems = Vec::new();
-        let (coordinator, idle_reason) = if registry.is_active() {
-            match start_coordinator(&options, &registry, &mut rule_problems) {
+        // The rules of a root that is absent or not trusted are not reported: the session is
+        // inactive and its status says why.
+        let (coordinator, idle_reason) = if config.registry.is_active() {
+            match start_coordinator(&options, &config) {
                 Ok(coordinator) => (Some(coordinator), None),
-                Err(reason) => (None, Some(reason)),
+                Err(error) => (None, Some(error.to_string())),
             }
         } else {
             (None, Some("no config root was loaded".to_owned()))
         };
+        let rule_problems = if config.registry.is_active() {
+            config.rule_problems
+        } else {
+            Vec::new()
+        };
+        let registry = config.registry;
         let state = GateState {
             gate,
             entries: Vec::new(),
@@ -65,25 +75,33 @@ impl Session {
     }
 }
 
+/// Why a session with a loaded config root could not start observing waves.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionSetupError {
+    /// The analyzer's worker threads could not be started.
+    #[error(transparent)]
+    Analyzer(#[from] AnalyzerError),
+    /// The analyzers and the policies do not fit together.
+    #[error(transparent)]
+    Analysis(#[from] AnalysisSetupError),
+    /// The working directory's repository could not be opened.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// The coordinator could not be created.
+    #[error(transparent)]
+    Coordinator(#[from] WaveError),
+}
+
 fn start_coordinator(
     options: &SessionOptions,
-    registry: &PolicyRegistry,
-    rule_problems: &mut Vec<RuleError>,
-) -> Result<WaveCoordinator, String> {
-    let source = ConfigSource::Root(options.config_root.clone());
-    let (rules, problems) = load_source(&source);
-    *rule_problems = problems;
-    let analyzer = Analyzer::new(
-        source.analyzer_key(),
-        rules,
-        ScanLimits::default(),
-        ANALYSIS_THREADS,
-    )
-    .map_err(|error| error.to_string())?;
-    let analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(analyzer)];
-    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(registry.clone()))
-        .map_err(|error| error.to_string())?;
-    let workspace = GitWorkspace::probe(&options.cwd).map_err(|error| error.to_string())?;
-    WaveCoordinator::new(options.wave.clone(), workspace, analysis)
-        .map_err(|error| error.to_string())
+    config: &LoadedConfig,
+) -> Result<WaveCoordinator, SessionSetupError> {
+    let analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(config.analyzer(ANALYSIS_THREADS)?)];
+    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
+    let workspace = GitWorkspace::probe(&options.cwd)?;
+    Ok(WaveCoordinator::new(
+        options.wave.clone(),
+        workspace,
+        analysis,
+    )?)
 }

@@ -7,9 +7,9 @@ use pi_native_hooks::analysis::rules::load_source;
 use pi_native_hooks::analysis::{Analyzer, ScanLimits};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::policy::PolicyRegistry;
-use pi_native_hooks::policy::doctor::{PolicyHealth, doctor};
 use pi_native_hooks::policy::init::{InitContent, InitEntry, InitPlan};
 use pi_native_hooks::policy::testing::run_fixtures;
+use pi_native_hooks::setup::doctor::{PolicyHealth, doctor};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 

@@ -2,10 +2,9 @@
 //! whole path to it), the trust, load and compile status of its rule files and of each policy, and
 //! the registry digest.
 
-use super::contract::PolicyKind;
-use super::registry::{PolicyRegistry, RegistrySource};
-use crate::analysis::rules::load_rules;
+use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::policy::{PolicyKind, RegistrySource};
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
@@ -52,29 +51,31 @@ impl DoctorReport {
     }
 }
 
-/// Examines `root` without changing anything. The rules are read and compiled by the same
-/// [`load_rules`] that `check` uses, so `doctor` reports exactly the problems `check` refuses
-/// to run with.
+/// Examines `root` without changing anything. The root is loaded by the same
+/// [`LoadedConfig::load`] that `check` uses, so `doctor` reports exactly the problems `check`
+/// refuses to run with.
 pub fn doctor(root: &Path) -> DoctorReport {
-    let registry = PolicyRegistry::load(root);
+    let LoadedConfig {
+        registry,
+        rule_files,
+        rule_problems,
+        ..
+    } = LoadedConfig::load(&ConfigSource::Root(root.to_path_buf()));
     let root_status = match registry.source() {
         RegistrySource::Root(_) => Ok(()),
         _ => Err(registry.guidance().unwrap_or_default()),
     };
-    let (rule_texts, rule_problems) = match &root_status {
+    // The rules of a root that is absent or not trusted are not reported: the root's own problem
+    // says what to do first.
+    let (rule_texts, rule_problems): (Vec<(String, String)>, Vec<String>) = match &root_status {
         Err(_) => (Vec::new(), Vec::new()),
-        Ok(()) => {
-            let loaded = load_rules(&ConfigSource::Root(root.to_path_buf()));
-            let texts: Vec<(String, String)> = loaded
-                .files
+        Ok(()) => (
+            rule_files
                 .into_iter()
                 .map(|file| (relative(root, &file.path), file.text))
-                .collect();
-            (
-                texts,
-                loaded.problems.iter().map(ToString::to_string).collect(),
-            )
-        }
+                .collect(),
+            rule_problems.iter().map(ToString::to_string).collect(),
+        ),
     };
     let mut policies: Vec<(PathBuf, PolicyHealth)> = registry
         .policies()

@@ -1,0 +1,61 @@
+//! The one composition root of a configuration: the rules (with the files they came from), the
+//! policy registry and the analyzer over them, loaded from one [`ConfigSource`]. A session, every
+//! CLI command, the doctor and the benchmarks load through [`LoadedConfig::load`], so they see the
+//! same rules, the same policies and the same problems.
+//!
+//! It sits right of `analysis` and `policy` in the data flow (it puts them together), which is
+//! why it is not a part of `config`, the module both of them read from. The doctor, which reports
+//! on a loaded config root, lives here for the same reason.
+
+pub mod doctor;
+
+use crate::analysis::rules::{RuleSet, load_rules};
+use crate::analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
+use crate::config::{ConfigFile, ConfigSource};
+use crate::policy::PolicyRegistry;
+use std::sync::Arc;
+
+/// Everything one config source provides, with every problem met while loading it.
+pub struct LoadedConfig {
+    /// Where it came from.
+    pub source: ConfigSource,
+    /// Every rule that compiled.
+    pub rules: Arc<RuleSet>,
+    /// The rule files, then the utility files, that were read (the doctor's digest covers them).
+    pub rule_files: Vec<ConfigFile>,
+    /// Every rule file, directory or rule that did not load, in discovery order.
+    pub rule_problems: Vec<RuleError>,
+    /// The policies; its own problems are [`PolicyRegistry::problems`].
+    pub registry: PolicyRegistry,
+}
+
+impl LoadedConfig {
+    /// Reads and compiles the rules and the policies of `source`. Never fails: what does not load
+    /// is kept in [`rule_problems`](Self::rule_problems) and the registry's problems, so a
+    /// session can run degraded while `check` refuses to run.
+    pub fn load(source: &ConfigSource) -> Self {
+        let registry = match source {
+            ConfigSource::BuiltIn => PolicyRegistry::builtin(),
+            ConfigSource::Root(dir) => PolicyRegistry::load(dir),
+        };
+        let rules = load_rules(source);
+        Self {
+            source: source.clone(),
+            rules: rules.rules,
+            rule_files: rules.files,
+            rule_problems: rules.problems,
+            registry,
+        }
+    }
+
+    /// An analyzer over the rules, under the analyzer key of the source, with the default limits
+    /// and `threads` worker threads.
+    pub fn analyzer(&self, threads: usize) -> Result<Analyzer, AnalyzerError> {
+        Analyzer::new(
+            self.source.analyzer_key(),
+            Arc::clone(&self.rules),
+            ScanLimits::default(),
+            threads,
+        )
+    }
+}
