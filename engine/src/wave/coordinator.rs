@@ -2,25 +2,20 @@
 //! events. Event methods return at once; `tool_call` waits (bounded) for the wave's baseline
 //! snapshot, `tool_result` waits (bounded) for the wave's outcome, `idle` waits (bounded) for
 //! every background task. Finished waves are processed in background tasks
-//! ([`super::pipeline`]) that are serialized on one lane, so snapshots, scans and the delivery
+//! ([`super::pipeline`]) over the shared [`super::runtime`] that are serialized on one lane, so snapshots, scans and the delivery
 //! memory are never used by two waves at once; each one recorded is announced on a watch channel
 //! ([`WaveCoordinator::finished_signal`]) so a consumer can take it off the caller's thread.
 
 use super::analysis::AnalysisCoordinator;
 use super::config::WaveConfig;
 use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEvent};
-use super::finished::{FinishedCall, FinishedWave};
+use super::finished::FinishedWave;
 use super::pipeline;
-use super::plan::{BaselineOutcome, BaselineStart, BaselineWait, Coverage, Effects, Wait};
-use super::snapshots::{GitWorkspace, SnapshotScope, SnapshotSource, relative_to};
-use super::status::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
-use super::tracker::Tracker;
-use crate::delivery::DeliveryMemory;
-use crate::policy::Cancellation;
-use crate::workspace::CancelToken;
-use std::collections::BTreeSet;
-use std::future::Future;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use super::plan::{BaselineWait, Effects, Wait};
+use super::runtime::WaveRuntime;
+use super::snapshots::{GitWorkspace, SnapshotSource};
+use super::status::{CoordinatorFailure, WaveStatus, WaveTotals};
+use std::sync::Arc;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 
@@ -42,169 +37,16 @@ pub struct StillBusy {
     pub timeout_ms: u64,
 }
 
-/// What only one wave at a time may use: the analyzers (and their caches), the delivery memory
-/// and the workspace revision.
-pub(super) struct Lane {
-    pub(super) analysis: AnalysisCoordinator,
-    pub(super) memory: DeliveryMemory,
-    pub(super) revision: u64,
-}
-
-pub(super) struct Inner<W: SnapshotSource> {
-    pub(super) config: WaveConfig,
-    pub(super) source: Arc<W>,
-    runtime: Handle,
-    tracker: Mutex<Tracker<W::Snapshot>>,
-    pub(super) lane: Arc<tokio::sync::Mutex<Lane>>,
-    status: Mutex<WaveStatus>,
-    /// Finished waves not yet taken by [`WaveCoordinator::take_finished`].
-    finished: Mutex<Vec<FinishedWave<W::Snapshot>>>,
-    busy: Arc<watch::Sender<usize>>,
-    /// Counts the waves recorded so far; see [`WaveCoordinator::finished_signal`].
-    recorded: watch::Sender<u64>,
-    /// Cancels post-wave snapshots at shutdown.
-    pub(super) stop: CancelToken,
-    /// Cancels running policies at shutdown.
-    pub(super) policy_stop: Cancellation,
-}
-
-/// Decrements the background task count when a task ends, however it ends.
-struct Busy(Arc<watch::Sender<usize>>);
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        self.0.send_modify(|n| *n = n.saturating_sub(1));
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl<W: SnapshotSource> Inner<W> {
-    pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {
-        lock(&self.tracker)
-    }
-
-    /// Records a coordinator failure in the status.
-    pub(super) fn fail(&self, failure: CoordinatorFailure) {
-        lock(&self.status).fail(failure, self.config.history);
-    }
-
-    /// Records a finished wave in the status and hands it to [`WaveCoordinator::take_finished`].
-    pub(super) fn record(
-        &self,
-        report: WaveReport,
-        calls: Vec<FinishedCall>,
-        before: Option<Arc<W::Snapshot>>,
-        after: Option<Arc<W::Snapshot>>,
-    ) {
-        lock(&self.status).record(report.clone(), self.config.history);
-        lock(&self.finished).push(FinishedWave {
-            report,
-            calls,
-            before,
-            after,
-        });
-        self.recorded.send_modify(|n| *n += 1);
-    }
-
-    pub(super) fn revision(&self) -> u64 {
-        lock(&self.status).revision
-    }
-
-    /// Runs `task` in the background, counted for [`WaveCoordinator::idle`].
-    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
-        self.busy.send_modify(|n| *n += 1);
-        let busy = Busy(Arc::clone(&self.busy));
-        self.runtime.spawn(async move {
-            let _busy = busy;
-            task.await;
-        });
-    }
-
+// Defined here rather than in `runtime` so the runtime does not depend on the pipeline that
+// uses it.
+impl<W: SnapshotSource> WaveRuntime<W> {
+    /// Records the failures of `effects` and processes each wave plan it hands over.
     fn apply(self: &Arc<Self>, effects: Effects<W::Snapshot>) {
         for failure in effects.failures {
             self.fail(failure);
         }
         for plan in effects.plans {
             self.spawn(pipeline::finish(Arc::clone(self), plan));
-        }
-    }
-
-    /// Captures a wave's baseline after the waves before it are done, and publishes it.
-    fn start_baseline(self: &Arc<Self>, start: BaselineStart<W::Snapshot>) {
-        let inner = Arc::clone(self);
-        self.spawn(async move {
-            let lane = Arc::clone(&inner.lane).lock_owned().await;
-            let cancel = start.handle.cancel.clone();
-            let outcome = match inner.capture(&start.handle.coverage, cancel).await {
-                Ok(snapshot) => BaselineOutcome::Ready(Arc::new(snapshot)),
-                Err(reason) => BaselineOutcome::Failed(reason),
-            };
-            drop(lane);
-            start.tx.send_replace(Some(outcome));
-        });
-    }
-
-    /// The snapshot scope for `coverage`: targets outside the worktree are left out.
-    pub(super) fn scope(&self, coverage: &Coverage) -> SnapshotScope {
-        match coverage {
-            Coverage::Full => SnapshotScope::Full,
-            Coverage::Targets(paths) => SnapshotScope::Paths(
-                paths
-                    .iter()
-                    .filter(|path| {
-                        self.source
-                            .git_root()
-                            .is_some_and(|root| relative_to(root, path).is_some())
-                    })
-                    .cloned()
-                    .collect(),
-            ),
-        }
-    }
-
-    /// A post-wave snapshot of `coverage` and its difference from `before`, on the blocking
-    /// pool. Returns the changed paths and the post-wave snapshot.
-    pub(super) async fn diff_since(
-        &self,
-        coverage: &Coverage,
-        before: Arc<W::Snapshot>,
-        cancel: CancelToken,
-    ) -> Result<(BTreeSet<String>, Arc<W::Snapshot>), String> {
-        if cancel.is_cancelled() {
-            return Err("cancelled".into());
-        }
-        let scope = self.scope(coverage);
-        let source = Arc::clone(&self.source);
-        let diff = tokio::task::spawn_blocking(move || {
-            let after = source.capture(&scope, &cancel)?;
-            let paths = source.changed_paths(&before, &after)?;
-            Ok::<_, crate::workspace::WorkspaceError>((paths, Arc::new(after)))
-        });
-        match diff.await {
-            Ok(Ok(diff)) => Ok(diff),
-            Ok(Err(error)) => Err(error.to_string()),
-            Err(error) => Err(format!("the snapshot task failed: {error}")),
-        }
-    }
-
-    /// One snapshot of `coverage` on the blocking pool.
-    async fn capture(
-        &self,
-        coverage: &Coverage,
-        cancel: CancelToken,
-    ) -> Result<W::Snapshot, String> {
-        if cancel.is_cancelled() {
-            return Err("cancelled".into());
-        }
-        let scope = self.scope(coverage);
-        let source = Arc::clone(&self.source);
-        match tokio::task::spawn_blocking(move || source.capture(&scope, &cancel)).await {
-            Ok(Ok(snapshot)) => Ok(snapshot),
-            Ok(Err(error)) => Err(error.to_string()),
-            Err(error) => Err(format!("the snapshot task failed: {error}")),
         }
     }
 }
@@ -215,7 +57,7 @@ impl<W: SnapshotSource> Inner<W> {
 /// Cheap to clone (all clones share one session). Create it inside a tokio runtime; await its
 /// async methods inside one too.
 pub struct WaveCoordinator<W: SnapshotSource = GitWorkspace> {
-    inner: Arc<Inner<W>>,
+    inner: Arc<WaveRuntime<W>>,
 }
 
 impl<W: SnapshotSource> Clone for WaveCoordinator<W> {
@@ -234,30 +76,8 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         analysis: AnalysisCoordinator,
     ) -> Result<Self, WaveError> {
         let runtime = Handle::try_current().map_err(|_| WaveError::NoRuntime)?;
-        let tracker = Tracker::new(
-            config.tools.clone(),
-            source.cwd().to_path_buf(),
-            source.git_root().is_some(),
-        );
-        let lane = Lane {
-            analysis,
-            memory: DeliveryMemory::new(),
-            revision: 0,
-        };
         Ok(Self {
-            inner: Arc::new(Inner {
-                config,
-                source: Arc::new(source),
-                runtime,
-                tracker: Mutex::new(tracker),
-                lane: Arc::new(tokio::sync::Mutex::new(lane)),
-                status: Mutex::new(WaveStatus::default()),
-                finished: Mutex::new(Vec::new()),
-                busy: Arc::new(watch::channel(0).0),
-                recorded: watch::channel(0).0,
-                stop: CancelToken::new(),
-                policy_stop: Cancellation::new(),
-            }),
+            inner: Arc::new(WaveRuntime::new(config, source, analysis, runtime)),
         })
     }
 
@@ -302,7 +122,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
             }
         };
         let mut rx = handle.rx.clone();
-        let ready = tokio::time::timeout(self.inner.config.timeout, rx.wait_for(Option::is_some))
+        let ready = tokio::time::timeout(self.inner.config().timeout, rx.wait_for(Option::is_some))
             .await
             .is_ok_and(|slot| slot.is_ok());
         if !ready {
@@ -329,7 +149,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
             Wait::Immediate(decision) => return decision,
             Wait::Wave { wave, rx } => (wave, rx),
         };
-        let timeout = self.inner.config.timeout;
+        let timeout = self.inner.config().timeout;
         match tokio::time::timeout(timeout, &mut rx).await {
             Ok(Ok(decision)) => decision,
             Ok(Err(_)) => ResultDecision::Unchanged,
@@ -355,8 +175,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// ignores later events.
     pub fn shutdown(&self) {
         let (effects, released) = self.inner.tracker().shutdown();
-        self.inner.stop.cancel();
-        self.inner.policy_stop.cancel();
+        self.inner.stop();
         for waiter in released.into_iter().flat_map(|r| r.waiters) {
             let _ = waiter.1.send(ResultDecision::Unchanged);
         }
@@ -368,8 +187,8 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// blocked in a read is never waited for again); the caller must treat what they change as
     /// unknown.
     pub async fn idle(&self) -> Result<(), StillBusy> {
-        let mut rx = self.inner.busy.subscribe();
-        let timeout = self.inner.config.timeout;
+        let mut rx = self.inner.busy();
+        let timeout = self.inner.config().timeout;
         // An inner error means the sender is gone: nothing is running any more.
         let idle = tokio::time::timeout(timeout, rx.wait_for(|n| *n == 0))
             .await
@@ -377,7 +196,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         if idle {
             return Ok(());
         }
-        let busy = *self.inner.busy.borrow();
+        let busy = self.inner.busy_now();
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         self.inner
             .fail(CoordinatorFailure::IdleTimedOut { busy, timeout_ms });
@@ -388,19 +207,19 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     /// order: waves are processed one at a time). Await [`WaveCoordinator::idle`] first to
     /// include every wave whose calls have all ended.
     pub fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
-        std::mem::take(&mut *lock(&self.inner.finished))
+        self.inner.take_finished()
     }
 
     /// True when a finished wave waits for [`WaveCoordinator::take_finished`].
     pub fn has_finished(&self) -> bool {
-        !lock(&self.inner.finished).is_empty()
+        self.inner.has_finished()
     }
 
     /// A receiver that changes each time a finished wave is recorded (and so can be taken with
     /// [`WaveCoordinator::take_finished`]). Its sender lives as long as the coordinator: once
     /// every clone is dropped, `changed()` returns an error.
     pub fn finished_signal(&self) -> watch::Receiver<u64> {
-        self.inner.recorded.subscribe()
+        self.inner.finished_signal()
     }
 
     /// Records a failure of a wait the layers above own (a session's workspace snapshot), so the
@@ -411,16 +230,16 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
 
     /// The longest any wait of this coordinator lasts (its [`WaveConfig::timeout`]).
     pub fn timeout(&self) -> std::time::Duration {
-        self.inner.config.timeout
+        self.inner.config().timeout
     }
 
     /// Totals, the workspace revision, recent wave reports and coordinator failures.
     pub fn status(&self) -> WaveStatus {
-        lock(&self.inner.status).clone()
+        self.inner.status()
     }
 
     /// The running totals alone (cheap: no report history is copied).
     pub fn totals(&self) -> WaveTotals {
-        lock(&self.inner.status).totals.clone()
+        self.inner.totals()
     }
 }

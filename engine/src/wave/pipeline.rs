@@ -2,32 +2,244 @@
 //! non-git fallback), the workspace revision, one analysis, delivery selection, the carrier and
 //! its block, the release of every waiter and the wave's report.
 
-use super::coordinator::Inner;
 use super::finished::FinishedCall;
 use super::plan::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
-use super::snapshots::{SnapshotSource, relative_to};
+use super::runtime::{Lane, WaveRuntime};
+use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
 use super::status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
-use crate::delivery::{CarrierInfo, KeyedDiagnostic, Warnings, render};
+use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use crate::policy::PolicyDiagnostic;
 use crate::workspace::{ChangeSet, MutatingCall, changeset_without_git};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::sync::{OwnedMutexGuard, oneshot};
 
-/// Processes `plan` and releases its waiters.
-pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePlan<W::Snapshot>) {
+/// Processes `plan` and releases its waiters: measures what the wave changed, analyses it,
+/// delivers the block, and records the report assembled from those three parts.
+pub(super) async fn finish<W: SnapshotSource>(
+    runtime: Arc<WaveRuntime<W>>,
+    plan: WavePlan<W::Snapshot>,
+) {
     let started = Instant::now();
-    let mut report = WaveReport {
+    let scope = plan.baseline.as_ref().map(|h| runtime.scope(&h.coverage));
+    if plan.end == WaveEnd::Shutdown || !plan.is_mutating() || runtime.is_stopped() {
+        release_unchanged(&runtime, &plan, scope, None, Vec::new(), started);
+        return;
+    }
+    let baseline = match &plan.baseline {
+        Some(handle) => Some((
+            baseline_outcome(handle, runtime.config().timeout).await,
+            handle.coverage.clone(),
+        )),
+        None => None,
+    };
+    let mut lane = runtime.lane().await;
+    if runtime.is_stopped() {
+        release_unchanged(&runtime, &plan, scope, None, Vec::new(), started);
+        return;
+    }
+    let measured = measure_changes(&runtime, &plan, baseline, &mut lane).await;
+    let (lane, analysis) = match analyse(&runtime, &plan, &measured.changes, lane).await {
+        Ok(analysed) => analysed,
+        Err(failure) => {
+            runtime.fail(failure.clone());
+            release_unchanged(
+                &runtime,
+                &plan,
+                scope,
+                Some(&measured),
+                vec![failure],
+                started,
+            );
+            return;
+        }
+    };
+    for failure in &measured.failures {
+        runtime.fail(failure.clone());
+    }
+    let delivery = deliver(&runtime, &plan, &analysis, &measured.failures, lane);
+    let report = WaveReport {
+        revision: measured.revision,
+        scans: analysis.runs.iter().map(scan_stats).collect(),
+        policy_failures: analysis
+            .runs
+            .iter()
+            .flat_map(|r| r.policies.failures.iter().map(ToString::to_string))
+            .collect(),
+        diagnostics: delivery.diagnostics,
+        delivered: delivery.delivered,
+        undelivered: delivery.undelivered,
+        known: delivery.known,
+        resolved: delivery.resolved,
+        carrier: delivery.block.as_ref().map(|(id, _)| id.clone()),
+        failures: measured
+            .failures
+            .into_iter()
+            .chain(delivery.failures)
+            .collect(),
+        duration: started.elapsed(),
+        ..report_of(&plan, scope, measured.snapshots, Some(measured.changes))
+    };
+    // Recorded before any waiter is released: once a `tool_result` handler returns, its wave is
+    // in the status and in `take_finished`.
+    runtime.record(
+        report,
+        finished_calls(&plan),
+        measured.before,
+        measured.after,
+    );
+    for (id, waiter) in delivery.waiters {
+        let decision = match &delivery.block {
+            Some((carrier, block)) if *carrier == id => ResultDecision::Append(block.text.clone()),
+            _ => ResultDecision::Unchanged,
+        };
+        let _ = waiter.send(decision);
+    }
+}
+
+/// What a wave changed, with the snapshots and the revision it leaves.
+struct Measured<S> {
+    changes: ChangeSet,
+    /// Snapshots taken: 0, 1 (baseline) or 2 (baseline and post-wave).
+    snapshots: usize,
+    /// The workspace revision after the wave.
+    revision: u64,
+    before: Option<Arc<S>>,
+    after: Option<Arc<S>>,
+    /// Baseline or post-wave snapshot failures.
+    failures: Vec<CoordinatorFailure>,
+}
+
+/// Measures what the wave changed and advances the revision when it changed something.
+async fn measure_changes<W: SnapshotSource>(
+    runtime: &WaveRuntime<W>,
+    plan: &WavePlan<W::Snapshot>,
+    baseline: Option<(BaselineOutcome<W::Snapshot>, Coverage)>,
+    lane: &mut Lane,
+) -> Measured<W::Snapshot> {
+    let mut failures = Vec::new();
+    let (changes, snapshots, (before, after)) =
+        changes(runtime, plan, baseline, &mut failures).await;
+    let advanced = match &changes {
+        ChangeSet::Paths(paths) => !paths.is_empty(),
+        ChangeSet::Unknown { .. } => true,
+    };
+    Measured {
+        changes,
+        snapshots,
+        revision: lane.advance(advanced),
+        before,
+        after,
+        failures,
+    }
+}
+
+/// Runs one analysis of what the wave changed on the blocking pool, holding the lane; gives
+/// the lane back with the analysis, or a processing failure when the task died.
+async fn analyse<W: SnapshotSource>(
+    runtime: &WaveRuntime<W>,
+    plan: &WavePlan<W::Snapshot>,
+    changes: &ChangeSet,
+    mut lane: OwnedMutexGuard<Lane>,
+) -> Result<(OwnedMutexGuard<Lane>, WaveAnalysis), CoordinatorFailure> {
+    let (root, paths) = analysis_paths(runtime, plan, changes);
+    if paths.is_empty() {
+        return Ok((lane, WaveAnalysis::default()));
+    }
+    let cancel = runtime.policy_cancellation();
+    tokio::task::spawn_blocking(move || {
+        let analysis = lane.analyze(&root, &paths, &cancel);
+        (lane, analysis)
+    })
+    .await
+    .map_err(|error| CoordinatorFailure::Processing {
+        wave: plan.wave,
+        message: error.to_string(),
+    })
+}
+
+/// What reached the model from one wave, and the waiters to release.
+struct Delivery {
+    diagnostics: usize,
+    delivered: usize,
+    undelivered: usize,
+    known: usize,
+    resolved: usize,
+    /// The carrier call and its block.
+    block: Option<(String, Block)>,
+    waiters: Vec<(String, oneshot::Sender<ResultDecision>)>,
+    /// Failures met while releasing the wave.
+    failures: Vec<CoordinatorFailure>,
+}
+
+/// Selects the diagnostics not delivered before, renders them in one block on the carrier and
+/// updates the delivery memory; releases the lane.
+fn deliver<W: SnapshotSource>(
+    runtime: &WaveRuntime<W>,
+    plan: &WavePlan<W::Snapshot>,
+    analysis: &WaveAnalysis,
+    earlier_failures: &[CoordinatorFailure],
+    mut lane: OwnedMutexGuard<Lane>,
+) -> Delivery {
+    let wave_diagnostics = analysis.diagnostics();
+    let selection = lane.memory().select(&wave_diagnostics);
+    let released = runtime.tracker().release(plan.wave);
+    let waiting: BTreeSet<&str> = released.waiters.iter().map(|(id, _)| id.as_str()).collect();
+    let carrier = carrier::choose(&plan.calls, &waiting);
+    let warnings = Warnings {
+        policy_failures: analysis.policy_failures(),
+        analyzer_failures: analysis.analyzer_failures(),
+        files_not_analyzed: analysis.files_not_analyzed(),
+        coordinator_failures: earlier_failures.len() + released.failures.len(),
+    };
+    let fresh: Vec<&PolicyDiagnostic> = selection.fresh.iter().map(|k| &k.diagnostic).collect();
+    let block = carrier.and_then(|call| {
+        let info = CarrierInfo {
+            tool: &call.name,
+            is_error: call.result == Some(true),
+        };
+        render(info, &fresh, &warnings, runtime.config().render)
+            .map(|block| (call.id.clone(), block))
+    });
+    let delivered: Vec<&KeyedDiagnostic> = block
+        .iter()
+        .flat_map(|(_, block)| block.shown.iter().map(|&i| selection.fresh[i]))
+        .collect();
+    let resolved = lane
+        .memory()
+        .settle(&wave_diagnostics, delivered.iter().copied());
+    drop(lane);
+    Delivery {
+        diagnostics: wave_diagnostics.diagnostics.len(),
+        delivered: delivered.len(),
+        undelivered: selection.fresh.len() - delivered.len(),
+        known: selection.known,
+        resolved,
+        block,
+        waiters: released.waiters,
+        failures: released.failures,
+    }
+}
+
+/// The report of a wave that delivered nothing: identity, scope, and what was measured.
+fn report_of<S>(
+    plan: &WavePlan<S>,
+    scope: Option<SnapshotScope>,
+    snapshots: usize,
+    changes: Option<ChangeSet>,
+) -> WaveReport {
+    WaveReport {
         wave: plan.wave,
         turn: plan.turn,
         calls: plan.calls.iter().map(|c| c.id.clone()).collect(),
         end: plan.end,
         mutating: plan.is_mutating(),
-        scope: plan.baseline.as_ref().map(|h| inner.scope(&h.coverage)),
-        snapshots: 0,
-        changes: None,
+        scope,
+        snapshots,
+        changes,
         revision: 0,
         scans: Vec::new(),
         policy_failures: Vec::new(),
@@ -39,117 +251,6 @@ pub(super) async fn finish<W: SnapshotSource>(inner: Arc<Inner<W>>, plan: WavePl
         carrier: None,
         failures: Vec::new(),
         duration: Duration::ZERO,
-    };
-    if plan.end == WaveEnd::Shutdown || !report.mutating || inner.stop.is_cancelled() {
-        release_unchanged(&inner, &plan, &mut report, started);
-        return;
-    }
-    let baseline = match &plan.baseline {
-        Some(handle) => Some((
-            baseline_outcome(handle, inner.config.timeout).await,
-            handle.coverage.clone(),
-        )),
-        None => None,
-    };
-    let mut lane = Arc::clone(&inner.lane).lock_owned().await;
-    if inner.stop.is_cancelled() {
-        release_unchanged(&inner, &plan, &mut report, started);
-        return;
-    }
-    let mut failures = Vec::new();
-    let (changes, (before, after)) =
-        changes(&inner, &plan, baseline, &mut report, &mut failures).await;
-    let advanced = match &changes {
-        ChangeSet::Paths(paths) => !paths.is_empty(),
-        ChangeSet::Unknown { .. } => true,
-    };
-    if advanced {
-        lane.revision += 1;
-    }
-    report.revision = lane.revision;
-    let (root, paths) = analysis_paths(&inner, &plan, &changes);
-    report.changes = Some(changes);
-
-    let analysis = if paths.is_empty() {
-        WaveAnalysis::default()
-    } else {
-        let cancel = inner.policy_stop.clone();
-        let joined = tokio::task::spawn_blocking(move || {
-            let analysis = lane.analysis.run(&root, &paths, &cancel);
-            (lane, analysis)
-        })
-        .await;
-        match joined {
-            Ok((back, analysis)) => {
-                lane = back;
-                analysis
-            }
-            Err(error) => {
-                let failure = CoordinatorFailure::Processing {
-                    wave: plan.wave,
-                    message: error.to_string(),
-                };
-                inner.fail(failure.clone());
-                report.failures.push(failure);
-                release_unchanged(&inner, &plan, &mut report, started);
-                return;
-            }
-        }
-    };
-
-    for failure in &failures {
-        inner.fail(failure.clone());
-    }
-    let wave_diagnostics = analysis.diagnostics();
-    let selection = lane.memory.select(&wave_diagnostics);
-    let released = inner.tracker().release(plan.wave);
-    failures.extend(released.failures);
-    let waiting: BTreeSet<&str> = released.waiters.iter().map(|(id, _)| id.as_str()).collect();
-    let carrier = carrier::choose(&plan.calls, &waiting);
-    let warnings = Warnings {
-        policy_failures: analysis.policy_failures(),
-        analyzer_failures: analysis.analyzer_failures(),
-        files_not_analyzed: analysis.files_not_analyzed(),
-        coordinator_failures: failures.len(),
-    };
-    let fresh: Vec<&PolicyDiagnostic> = selection.fresh.iter().map(|k| &k.diagnostic).collect();
-    let block = carrier.and_then(|call| {
-        let info = CarrierInfo {
-            tool: &call.name,
-            is_error: call.result == Some(true),
-        };
-        render(info, &fresh, &warnings, inner.config.render).map(|block| (call.id.clone(), block))
-    });
-    let delivered: Vec<&KeyedDiagnostic> = block
-        .iter()
-        .flat_map(|(_, block)| block.shown.iter().map(|&i| selection.fresh[i]))
-        .collect();
-    report.resolved = lane
-        .memory
-        .settle(&wave_diagnostics, delivered.iter().copied());
-    report.diagnostics = wave_diagnostics.diagnostics.len();
-    report.delivered = delivered.len();
-    report.undelivered = selection.fresh.len() - delivered.len();
-    report.known = selection.known;
-    report.scans = analysis.runs.iter().map(scan_stats).collect();
-    report.policy_failures = analysis
-        .runs
-        .iter()
-        .flat_map(|r| r.policies.failures.iter().map(ToString::to_string))
-        .collect();
-    report.failures = failures;
-    report.carrier = block.as_ref().map(|(id, _)| id.clone());
-    drop(lane);
-    report.duration = started.elapsed();
-    // Recorded before any waiter is released: once a `tool_result` handler returns, its wave is
-    // in the status and in `take_finished`.
-    inner.record(report, finished_calls(&plan), before, after);
-    for (id, waiter) in released.waiters {
-        let decision = match &block {
-            Some((carrier, block)) if *carrier == id => ResultDecision::Append(block.text.clone()),
-            _ => ResultDecision::Unchanged,
-        };
-        let _ = waiter.send(decision);
     }
 }
 
@@ -158,18 +259,29 @@ fn finished_calls<S>(plan: &WavePlan<S>) -> Vec<FinishedCall> {
 }
 
 /// Releases every waiter of `plan` unchanged and records the report (read-only wave, shutdown
-/// or a failed analysis).
+/// or a failed analysis, with what was measured before it failed).
 fn release_unchanged<W: SnapshotSource>(
-    inner: &Inner<W>,
+    runtime: &WaveRuntime<W>,
     plan: &WavePlan<W::Snapshot>,
-    report: &mut WaveReport,
+    scope: Option<SnapshotScope>,
+    measured: Option<&Measured<W::Snapshot>>,
+    mut failures: Vec<CoordinatorFailure>,
     started: Instant,
 ) {
-    let released = inner.tracker().release(plan.wave);
-    report.failures.extend(released.failures);
-    report.revision = inner.revision();
-    report.duration = started.elapsed();
-    inner.record(report.clone(), finished_calls(plan), None, None);
+    let released = runtime.tracker().release(plan.wave);
+    failures.extend(released.failures);
+    let report = WaveReport {
+        revision: runtime.revision(),
+        failures,
+        duration: started.elapsed(),
+        ..report_of(
+            plan,
+            scope,
+            measured.map_or(0, |m| m.snapshots),
+            measured.map(|m| m.changes.clone()),
+        )
+    };
+    runtime.record(report, finished_calls(plan), None, None);
     for (_, waiter) in released.waiters {
         let _ = waiter.send(ResultDecision::Unchanged);
     }
@@ -201,20 +313,19 @@ type Snapshots<S> = (Option<Arc<S>>, Option<Arc<S>>);
 
 /// What the wave changed: the diff of the baseline and a post-wave snapshot of the same scope in
 /// git; the explicit targets outside git; unknown when no safe path set exists. Also returns the
-/// baseline and post-wave snapshots that were taken.
+/// number of snapshots taken and those that were kept.
 async fn changes<W: SnapshotSource>(
-    inner: &Arc<Inner<W>>,
+    runtime: &WaveRuntime<W>,
     plan: &WavePlan<W::Snapshot>,
     baseline: Option<(BaselineOutcome<W::Snapshot>, Coverage)>,
-    report: &mut WaveReport,
     failures: &mut Vec<CoordinatorFailure>,
-) -> (ChangeSet, Snapshots<W::Snapshot>) {
+) -> (ChangeSet, usize, Snapshots<W::Snapshot>) {
     let executed: Vec<&PlannedCall> = plan
         .calls
         .iter()
         .filter(|c| c.executed && c.class.is_mutating())
         .collect();
-    if inner.source.git_root().is_none() {
+    if runtime.source().git_root().is_none() {
         let calls: Vec<MutatingCall> = executed
             .iter()
             .map(|call| match &call.class {
@@ -228,7 +339,8 @@ async fn changes<W: SnapshotSource>(
             })
             .collect();
         return (
-            changeset_without_git(inner.source.cwd(), &calls),
+            changeset_without_git(runtime.source().cwd(), &calls),
+            0,
             (None, None),
         );
     }
@@ -241,11 +353,14 @@ async fn changes<W: SnapshotSource>(
             ChangeSet::Unknown {
                 reason: format!("no baseline snapshot: {reason}"),
             },
+            0,
             (None, None),
         )
     };
     let (before, coverage) = match baseline {
-        None if executed.is_empty() => return (ChangeSet::Paths(BTreeSet::new()), (None, None)),
+        None if executed.is_empty() => {
+            return (ChangeSet::Paths(BTreeSet::new()), 0, (None, None));
+        }
         None => {
             return unknown(
                 "no `tool_call` was reported before the calls ran".into(),
@@ -255,15 +370,9 @@ async fn changes<W: SnapshotSource>(
         Some((BaselineOutcome::Failed(reason), _)) => return unknown(reason, failures),
         Some((BaselineOutcome::Ready(before), coverage)) => (before, coverage),
     };
-    report.snapshots = 1;
-    let diff = inner
-        .diff_since(&coverage, Arc::clone(&before), inner.stop.clone())
-        .await;
+    let diff = runtime.diff_since(&coverage, Arc::clone(&before)).await;
     match diff {
-        Ok((paths, after)) => {
-            report.snapshots = 2;
-            (ChangeSet::Paths(paths), (Some(before), Some(after)))
-        }
+        Ok((paths, after)) => (ChangeSet::Paths(paths), 2, (Some(before), Some(after))),
         Err(message) => {
             failures.push(CoordinatorFailure::PostSnapshot {
                 wave: plan.wave,
@@ -273,6 +382,7 @@ async fn changes<W: SnapshotSource>(
                 ChangeSet::Unknown {
                     reason: format!("post-wave snapshot failed: {message}"),
                 },
+                1,
                 (Some(before), None),
             )
         }
@@ -282,14 +392,14 @@ async fn changes<W: SnapshotSource>(
 /// The analysis root and the relative paths to analyze: the changed paths, or — when the
 /// change set is unknown — the explicit targets of the calls that ran.
 fn analysis_paths<W: SnapshotSource>(
-    inner: &Inner<W>,
+    runtime: &WaveRuntime<W>,
     plan: &WavePlan<W::Snapshot>,
     changes: &ChangeSet,
 ) -> (PathBuf, BTreeSet<String>) {
-    let root = inner
-        .source
+    let root = runtime
+        .source()
         .git_root()
-        .unwrap_or_else(|| inner.source.cwd())
+        .unwrap_or_else(|| runtime.source().cwd())
         .to_path_buf();
     let paths = match changes {
         ChangeSet::Paths(paths) => paths

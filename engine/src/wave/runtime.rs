@@ -1,0 +1,303 @@
+//! Owns the shared state of one coordinator: the tracker, the lane that serializes waves, the
+//! status, the finished waves waiting to be taken, the background task count and the stop
+//! tokens. The coordinator's event methods and the pipeline use it through its methods only.
+
+use super::analysis::{AnalysisCoordinator, WaveAnalysis};
+use super::config::WaveConfig;
+use super::finished::{FinishedCall, FinishedWave};
+use super::plan::{BaselineOutcome, BaselineStart, Coverage};
+use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
+use super::status::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
+use super::tracker::Tracker;
+use crate::delivery::DeliveryMemory;
+use crate::policy::Cancellation;
+use crate::workspace::CancelToken;
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::runtime::Handle;
+use tokio::sync::{OwnedMutexGuard, watch};
+
+/// What only one wave at a time may use: the analyzers (and their caches), the delivery memory
+/// and the workspace revision.
+pub(super) struct Lane {
+    analysis: AnalysisCoordinator,
+    memory: DeliveryMemory,
+    revision: u64,
+}
+
+impl Lane {
+    /// Counts a new workspace revision when the wave changed something (or may have); returns
+    /// the revision the wave leaves.
+    pub(super) fn advance(&mut self, changed: bool) -> u64 {
+        if changed {
+            self.revision += 1;
+        }
+        self.revision
+    }
+
+    /// Runs every analyzer and the diagnostic policies over `paths` below `root`.
+    pub(super) fn analyze(
+        &mut self,
+        root: &Path,
+        paths: &BTreeSet<String>,
+        cancel: &Cancellation,
+    ) -> WaveAnalysis {
+        self.analysis.run(root, paths, cancel)
+    }
+
+    /// What was delivered per file in earlier waves.
+    pub(super) fn memory(&mut self) -> &mut DeliveryMemory {
+        &mut self.memory
+    }
+}
+
+/// The state one coordinator and all its clones share.
+pub(super) struct WaveRuntime<W: SnapshotSource> {
+    config: WaveConfig,
+    source: Arc<W>,
+    runtime: Handle,
+    tracker: Mutex<Tracker<W::Snapshot>>,
+    lane: Arc<tokio::sync::Mutex<Lane>>,
+    status: Mutex<WaveStatus>,
+    /// Finished waves not yet taken by [`WaveRuntime::take_finished`].
+    finished: Mutex<Vec<FinishedWave<W::Snapshot>>>,
+    busy: Arc<watch::Sender<usize>>,
+    /// Counts the waves recorded so far; see [`WaveRuntime::finished_signal`].
+    recorded: watch::Sender<u64>,
+    /// Cancels post-wave snapshots at shutdown.
+    stop: CancelToken,
+    /// Cancels running policies at shutdown.
+    policy_stop: Cancellation,
+}
+
+/// Decrements the background task count when a task ends, however it ends.
+struct Busy(Arc<watch::Sender<usize>>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<W: SnapshotSource> WaveRuntime<W> {
+    /// The state of a new coordinator over `source` and `analysis`, spawning on `runtime`.
+    pub(super) fn new(
+        config: WaveConfig,
+        source: W,
+        analysis: AnalysisCoordinator,
+        runtime: Handle,
+    ) -> Self {
+        let tracker = Tracker::new(
+            config.tools.clone(),
+            source.cwd().to_path_buf(),
+            source.git_root().is_some(),
+        );
+        let lane = Lane {
+            analysis,
+            memory: DeliveryMemory::new(),
+            revision: 0,
+        };
+        Self {
+            config,
+            source: Arc::new(source),
+            runtime,
+            tracker: Mutex::new(tracker),
+            lane: Arc::new(tokio::sync::Mutex::new(lane)),
+            status: Mutex::new(WaveStatus::default()),
+            finished: Mutex::new(Vec::new()),
+            busy: Arc::new(watch::channel(0).0),
+            recorded: watch::channel(0).0,
+            stop: CancelToken::new(),
+            policy_stop: Cancellation::new(),
+        }
+    }
+
+    pub(super) fn config(&self) -> &WaveConfig {
+        &self.config
+    }
+
+    /// The session's workspace.
+    pub(super) fn source(&self) -> &W {
+        &self.source
+    }
+
+    pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {
+        lock(&self.tracker)
+    }
+
+    /// Waits until no other wave holds the lane.
+    pub(super) async fn lane(&self) -> OwnedMutexGuard<Lane> {
+        Arc::clone(&self.lane).lock_owned().await
+    }
+
+    /// True once [`WaveRuntime::stop`] ran.
+    pub(super) fn is_stopped(&self) -> bool {
+        self.stop.is_cancelled()
+    }
+
+    /// Cancels running snapshots and policies.
+    pub(super) fn stop(&self) {
+        self.stop.cancel();
+        self.policy_stop.cancel();
+    }
+
+    /// The token that cancels running policies at shutdown.
+    pub(super) fn policy_cancellation(&self) -> Cancellation {
+        self.policy_stop.clone()
+    }
+
+    /// Records a coordinator failure in the status.
+    pub(super) fn fail(&self, failure: CoordinatorFailure) {
+        lock(&self.status).fail(failure, self.config.history);
+    }
+
+    /// Records a finished wave in the status and hands it to [`WaveRuntime::take_finished`].
+    pub(super) fn record(
+        &self,
+        report: WaveReport,
+        calls: Vec<FinishedCall>,
+        before: Option<Arc<W::Snapshot>>,
+        after: Option<Arc<W::Snapshot>>,
+    ) {
+        lock(&self.status).record(report.clone(), self.config.history);
+        lock(&self.finished).push(FinishedWave {
+            report,
+            calls,
+            before,
+            after,
+        });
+        self.recorded.send_modify(|n| *n += 1);
+    }
+
+    /// The workspace revision of the last recorded wave.
+    pub(super) fn revision(&self) -> u64 {
+        lock(&self.status).revision
+    }
+
+    /// A copy of the status.
+    pub(super) fn status(&self) -> WaveStatus {
+        lock(&self.status).clone()
+    }
+
+    /// The running totals alone.
+    pub(super) fn totals(&self) -> WaveTotals {
+        lock(&self.status).totals.clone()
+    }
+
+    /// Takes the finished waves recorded so far.
+    pub(super) fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
+        std::mem::take(&mut *lock(&self.finished))
+    }
+
+    /// True when a finished wave waits to be taken.
+    pub(super) fn has_finished(&self) -> bool {
+        !lock(&self.finished).is_empty()
+    }
+
+    /// A receiver that changes each time a finished wave is recorded.
+    pub(super) fn finished_signal(&self) -> watch::Receiver<u64> {
+        self.recorded.subscribe()
+    }
+
+    /// A receiver of the background task count.
+    pub(super) fn busy(&self) -> watch::Receiver<usize> {
+        self.busy.subscribe()
+    }
+
+    /// How many background tasks run now.
+    pub(super) fn busy_now(&self) -> usize {
+        *self.busy.borrow()
+    }
+
+    /// Runs `task` in the background, counted by [`WaveRuntime::busy`].
+    pub(super) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.busy.send_modify(|n| *n += 1);
+        let busy = Busy(Arc::clone(&self.busy));
+        self.runtime.spawn(async move {
+            let _busy = busy;
+            task.await;
+        });
+    }
+
+    /// Captures a wave's baseline after the waves before it are done, and publishes it.
+    pub(super) fn start_baseline(self: &Arc<Self>, start: BaselineStart<W::Snapshot>) {
+        let runtime = Arc::clone(self);
+        self.spawn(async move {
+            let lane = runtime.lane().await;
+            let cancel = start.handle.cancel.clone();
+            let outcome = match runtime.capture(&start.handle.coverage, cancel).await {
+                Ok(snapshot) => BaselineOutcome::Ready(Arc::new(snapshot)),
+                Err(reason) => BaselineOutcome::Failed(reason),
+            };
+            drop(lane);
+            start.tx.send_replace(Some(outcome));
+        });
+    }
+
+    /// The snapshot scope for `coverage`: targets outside the worktree are left out.
+    pub(super) fn scope(&self, coverage: &Coverage) -> SnapshotScope {
+        match coverage {
+            Coverage::Full => SnapshotScope::Full,
+            Coverage::Targets(paths) => SnapshotScope::Paths(
+                paths
+                    .iter()
+                    .filter(|path| {
+                        self.source
+                            .git_root()
+                            .is_some_and(|root| relative_to(root, path).is_some())
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A post-wave snapshot of `coverage` and its difference from `before`, on the blocking
+    /// pool; cancelled at shutdown. Returns the changed paths and the post-wave snapshot.
+    pub(super) async fn diff_since(
+        &self,
+        coverage: &Coverage,
+        before: Arc<W::Snapshot>,
+    ) -> Result<(BTreeSet<String>, Arc<W::Snapshot>), String> {
+        let cancel = self.stop.clone();
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let scope = self.scope(coverage);
+        let source = Arc::clone(&self.source);
+        let diff = tokio::task::spawn_blocking(move || {
+            let after = source.capture(&scope, &cancel)?;
+            let paths = source.changed_paths(&before, &after)?;
+            Ok::<_, crate::workspace::WorkspaceError>((paths, Arc::new(after)))
+        });
+        match diff.await {
+            Ok(Ok(diff)) => Ok(diff),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(error) => Err(format!("the snapshot task failed: {error}")),
+        }
+    }
+
+    /// One snapshot of `coverage` on the blocking pool.
+    async fn capture(
+        &self,
+        coverage: &Coverage,
+        cancel: CancelToken,
+    ) -> Result<W::Snapshot, String> {
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let scope = self.scope(coverage);
+        let source = Arc::clone(&self.source);
+        match tokio::task::spawn_blocking(move || source.capture(&scope, &cancel)).await {
+            Ok(Ok(snapshot)) => Ok(snapshot),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(error) => Err(format!("the snapshot task failed: {error}")),
+        }
+    }
+}
