@@ -12,10 +12,9 @@
 //!
 //! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
 //! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
-//! `carrier`, `snapshots` (the workspace
-//! seam), `analysis`, `coordinator` (the async API), `runtime` (the state a coordinator's clones share,
-//! behind methods), `pipeline` (finishing a wave: measuring changes, analysing, delivering),
-//! `status`.
+//! `carrier`, `snapshots` (the workspace seam), `analysis`, `coordinator` (the async API),
+//! `runtime` (the state a coordinator's clones share, behind methods), `pipeline` (finishing a
+//! wave: measuring changes, analysing, delivering), `status`.
 
 mod analysis;
 mod carrier;

@@ -9,10 +9,9 @@
 //! * Outside git, [`ChangeSet`] and [`changeset_without_git`] say which paths a wave touched, or
 //!   that no safe path set exists.
 //!
-//! Files: `repo` (discovery, `HEAD`, path normalization), `status` (whole-worktree status →
-//! entries), `stat_scan` (its stat pass over the tracked entries), `staged` (its `HEAD` ↔ index
-//! diff, skipping directories the cache-tree shows unchanged), `limited` (path-limited status),
-//! `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
+//! Files: `repo` (discovery, `HEAD`, path normalization), `git_status` (git's status of the
+//! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
+//! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
 //! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
 //! `changeset` (non-git fallback), `cancel`, `async_capture`, `entry` (data model), `error`.
 
@@ -23,13 +22,10 @@ mod diff;
 mod entry;
 mod error;
 mod fingerprint;
+mod git_status;
 mod index_cache;
-mod limited;
 mod repo;
 mod snapshot;
-mod staged;
-mod stat_scan;
-mod status;
 
 pub use async_capture::{capture_async, capture_paths_async};
 pub use cancel::CancelToken;

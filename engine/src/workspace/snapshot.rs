@@ -11,9 +11,8 @@ use super::cancel::CancelToken;
 use super::entry::{Content, DirtyEntry, WorktreeChange};
 use super::error::WorkspaceError;
 use super::fingerprint::{fingerprint, read_content};
-use super::limited::{Limited, limited_status};
+use super::git_status::{Limited, full_status, limited_status};
 use super::repo::{self, Head, OpenRepo, worktree_path};
-use super::status::full_status;
 
 /// Submodules inside submodules are fingerprinted this many levels deep; a deeper dirty one fails
 /// the snapshot rather than going unseen.

@@ -10,7 +10,7 @@
 //! gix's `index_as_worktree`; the comparison and racy check are gix's own functions). Everything
 //! else — conflicts, gitlinks, flagged entries, unreadable or missing paths, any mismatch, any
 //! error — is a suspect and is checked by gix exactly as a full gix status would check it, except
-//! that flags which would make gix skip an entry are cleared first (see `status::checked_flags`).
+//! that flags which would make gix skip an entry are cleared first (see `full::checked_flags`).
 //!
 //! The `lstat` calls are made relative to an open directory (`fstatat`), and directories are
 //! opened one component at a time with `O_NOFOLLOW`: the kernel resolves one name per file instead
@@ -26,7 +26,7 @@ use gix::index::entry::{Flags, Mode, Stat, stat};
 use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode as FileMode, SFlag};
 
-use super::cancel::CancelToken;
+use crate::workspace::cancel::CancelToken;
 
 /// Entries per unit of work handed to a thread.
 const CHUNK: usize = 512;

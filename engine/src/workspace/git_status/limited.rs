@@ -18,12 +18,13 @@ use std::path::Path;
 use gix::bstr::BStr;
 use gix::index::entry::{Flags, Mode, Stage};
 
-use super::cancel::CancelToken;
-use super::entry::{DirtyEntry, StagedChange, WorktreeChange};
-use super::error::WorkspaceError;
-use super::index_cache;
-use super::repo::{OpenRepo, worktree_path};
-use super::status::{EntryMap, checked_flags, index_worktree, staged_modification};
+use super::entries::{EntryMap, staged_modification};
+use super::full::{checked_flags, index_worktree};
+use crate::workspace::cancel::CancelToken;
+use crate::workspace::entry::{DirtyEntry, StagedChange, WorktreeChange};
+use crate::workspace::error::WorkspaceError;
+use crate::workspace::index_cache;
+use crate::workspace::repo::{OpenRepo, worktree_path};
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.

@@ -22,9 +22,9 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::extension::Tree as CacheTree;
 use gix::objs::tree::EntryKind;
 
-use super::error::WorkspaceError;
-use super::repo::OpenRepo;
-use super::status::EntryMap;
+use super::entries::EntryMap;
+use crate::workspace::error::WorkspaceError;
+use crate::workspace::repo::OpenRepo;
 
 /// Record every `HEAD` ↔ index change of `index` in `map`, with rename tracking as configured.
 pub(crate) fn staged_changes(
