@@ -3,28 +3,11 @@
 //! returns a malformed result). Both name the file; siblings are never affected.
 
 use super::contract::ContractError;
+pub use super::limits::{MAX_MESSAGE_BYTES, bounded};
 use super::sandbox::RunError;
 use crate::config::trust::TrustError;
 use std::fmt;
 use std::path::PathBuf;
-
-/// The most bytes of text one failure message carries (a thrown value, a Rhai error, a malformed
-/// result's explanation); the rest is cut with a marker. Sessions keep the last failures for the
-/// status, so each must stay small.
-pub const MAX_MESSAGE_BYTES: usize = 1024;
-
-/// `text` cut to at most `max_bytes` bytes on a character boundary, followed by a marker with the
-/// original length when it was cut.
-pub fn bounded(text: &str, max_bytes: usize) -> String {
-    if text.len() <= max_bytes {
-        return text.to_owned();
-    }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}… ({} bytes, truncated)", &text[..end], text.len())
-}
 
 /// Why a policy file was not loaded.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@
 //! position of its "system" errors at every function boundary (so a limit hit inside a policy
 //! would be reported without a line), but keeps the position of a thrown value.
 
-use super::sandbox::SandboxLimits;
+use super::limits::SandboxLimits;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Position};
 
 type Checked<T> = Result<T, Box<EvalAltResult>>;

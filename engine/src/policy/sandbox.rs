@@ -6,9 +6,10 @@
 
 use super::budget;
 use super::diagnostic::DiagnosticValue;
-use super::failure::{MAX_MESSAGE_BYTES, bounded};
-use super::natives::{self, LimitHit, limit_hit};
-use super::view;
+pub use super::limits::SandboxLimits;
+use super::limits::{MAX_MESSAGE_BYTES, bounded};
+use super::natives::{LimitHit, limit_hit};
+use super::rhai_api;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
     BasicMathPackage, BasicStringPackage, LogicPackage, MoreStringPackage, Package,
@@ -22,56 +23,6 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-/// Resource bounds for one policy call. [`SandboxLimits::default`] is what policies get.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SandboxLimits {
-    /// Rhai operations per call.
-    pub max_operations: u64,
-    /// Nested function calls.
-    pub max_call_levels: usize,
-    /// Expression nesting at the top level of a script.
-    pub max_expr_depth: usize,
-    /// Expression nesting inside functions.
-    pub max_function_expr_depth: usize,
-    /// Bytes of string data in one value (nested strings are summed; in a returned value, map
-    /// keys and diagnostic guidance count too).
-    pub max_string_size: usize,
-    /// Elements in one array (nested arrays are summed).
-    pub max_array_size: usize,
-    /// Entries in one object map (nested maps are summed).
-    pub max_map_size: usize,
-    /// Wall-clock time per call.
-    pub deadline: Duration,
-    /// Lines of `print`/`debug` output kept per call.
-    pub max_log_lines: usize,
-    /// Bytes kept of one `print`/`debug` line (the rest is cut, with a marker).
-    pub max_log_line_bytes: usize,
-    /// Bytes of `print`/`debug` output kept per call, over all lines.
-    pub max_log_bytes: usize,
-    /// Net bytes a call may allocate (enforced when [`budget::CountingAllocator`] is the global
-    /// allocator; checked between operations and when the call returns).
-    pub memory_budget: usize,
-}
-
-impl Default for SandboxLimits {
-    fn default() -> Self {
-        Self {
-            max_operations: 5_000_000,
-            max_call_levels: 32,
-            max_expr_depth: 64,
-            max_function_expr_depth: 32,
-            max_string_size: 4 * 1024 * 1024,
-            max_array_size: 200_000,
-            max_map_size: 100_000,
-            deadline: Duration::from_millis(500),
-            max_log_lines: 100,
-            max_log_line_bytes: 1024,
-            max_log_bytes: 16 * 1024,
-            memory_budget: 32 * 1024 * 1024,
-        }
-    }
-}
 
 /// A flag that stops running policy calls at their next progress check.
 #[derive(Clone, Debug, Default)]
@@ -346,8 +297,7 @@ impl Sandbox {
                 None => format!("[debug] {text}"),
             });
         });
-        view::register(&mut engine);
-        natives::register(&mut engine, &limits);
+        rhai_api::register(&mut engine, &limits);
         Self { engine, limits }
     }
 

@@ -1,0 +1,113 @@
+//! Everything a policy script can call, registered on the sandbox's engine in one place: the
+//! read-only `Snapshot` and `Finding` views (getters, `to_string`, `report`, `to_diagnostic`), the
+//! `Diagnostic` type they produce, and the checked natives that replace Rhai's unbounded ones.
+
+use super::diagnostic::DiagnosticValue;
+use super::limits::SandboxLimits;
+use super::natives;
+use super::view::{FindingView, SnapshotView, one_based};
+use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
+
+fn text(value: &str) -> ImmutableString {
+    value.into()
+}
+
+/// Registers the policy API on `engine`, the natives bounded by `limits`.
+pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
+    register_views(engine);
+    natives::register(engine, limits);
+}
+
+/// Registers `Snapshot` and `Finding` (getters and `to_string` only) on `engine`.
+fn register_views(engine: &mut Engine) {
+    engine
+        .register_type_with_name::<SnapshotView>("Snapshot")
+        .register_get("findings", SnapshotView::findings)
+        .register_get("analyzer", |s: &mut SnapshotView| {
+            text(&s.snapshot.analyzer)
+        })
+        .register_get("paths", |s: &mut SnapshotView| -> Array {
+            s.snapshot
+                .paths
+                .iter()
+                .map(|p| Dynamic::from(text(p)))
+                .collect()
+        })
+        .register_get("complete", |s: &mut SnapshotView| s.snapshot.is_complete())
+        .register_fn("to_string", |s: &mut SnapshotView| {
+            format!(
+                "Snapshot({}, {} findings)",
+                s.snapshot.analyzer,
+                s.selected.len()
+            )
+        });
+    engine
+        .register_fn(
+            "report",
+            |s: &mut SnapshotView, guidance: ImmutableString| -> Array {
+                s.views()
+                    .map(|f| Dynamic::from(DiagnosticValue::new(f, guidance.clone())))
+                    .collect()
+            },
+        )
+        .register_fn(
+            "report",
+            |s: &mut SnapshotView, guidance: Map| -> Result<Array, Box<rhai::EvalAltResult>> {
+                s.views()
+                    .map(|f| {
+                        let text = guidance
+                            .get(f.finding().rule.as_str())
+                            .and_then(|g| g.read_lock::<ImmutableString>().map(|g| g.clone()))
+                            .ok_or_else(|| {
+                                format!("no guidance string for rule {:?}", f.finding().rule)
+                            })?;
+                        Ok(Dynamic::from(DiagnosticValue::new(f, text)))
+                    })
+                    .collect()
+            },
+        );
+    engine.register_type_with_name::<DiagnosticValue>("Diagnostic");
+    engine
+        .register_type_with_name::<FindingView>("Finding")
+        .register_get("rule", |f: &mut FindingView| text(&f.finding().rule))
+        .register_get("severity", |f: &mut FindingView| {
+            text(f.finding().severity.as_str())
+        })
+        .register_get("path", |f: &mut FindingView| text(&f.finding().path))
+        .register_get("line", |f: &mut FindingView| {
+            one_based(f.finding().range.start.line)
+        })
+        .register_get("column", |f: &mut FindingView| {
+            one_based(f.finding().range.start.column)
+        })
+        .register_get("end_line", |f: &mut FindingView| {
+            one_based(f.finding().range.end.line)
+        })
+        .register_get("end_column", |f: &mut FindingView| {
+            one_based(f.finding().range.end.column)
+        })
+        .register_get("message", |f: &mut FindingView| text(&f.finding().message))
+        .register_get("note", |f: &mut FindingView| match &f.finding().note {
+            Some(note) => Dynamic::from(text(note)),
+            None => Dynamic::UNIT,
+        })
+        .register_get("text_hash", |f: &mut FindingView| {
+            text(&f.finding().text_hash)
+        })
+        .register_fn(
+            "to_diagnostic",
+            |f: &mut FindingView, guidance: ImmutableString| {
+                DiagnosticValue::new(f.clone(), guidance)
+            },
+        )
+        .register_fn("to_string", |f: &mut FindingView| {
+            let finding = f.finding();
+            format!(
+                "{}:{}:{} {}",
+                finding.path,
+                finding.range.start.line + 1,
+                finding.range.start.column + 1,
+                finding.rule
+            )
+        });
+}
