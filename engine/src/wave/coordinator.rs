@@ -12,9 +12,9 @@ use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEve
 use super::finished::FinishedWave;
 use super::pipeline;
 use super::plan::{BaselineWait, Effects, Wait};
+use super::report::{CoordinatorFailure, WaveStatus, WaveTotals};
 use super::runtime::WaveRuntime;
 use super::snapshots::{GitWorkspace, SnapshotSource};
-use super::status::{CoordinatorFailure, WaveStatus, WaveTotals};
 use std::sync::Arc;
 use tokio::runtime::Handle;
 use tokio::sync::watch;

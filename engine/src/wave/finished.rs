@@ -3,7 +3,7 @@
 //! computed from. The [`WaveReport`] says what happened; a [`FinishedWave`] also carries what a consumer
 //! needs to judge it.
 
-use super::status::WaveReport;
+use super::report::WaveReport;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -14,7 +14,8 @@
 //! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
 //! `carrier`, `snapshots` (the workspace seam), `analysis`, `coordinator` (the async API),
 //! `runtime` (the state a coordinator's clones share, behind methods), `pipeline` (finishing a
-//! wave: measuring changes, analysing, delivering), `status`.
+//! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
+//! failures, totals).
 
 mod analysis;
 mod carrier;
@@ -24,9 +25,9 @@ mod event;
 mod finished;
 mod pipeline;
 mod plan;
+mod report;
 mod runtime;
 mod snapshots;
-mod status;
 mod tools;
 mod tracker;
 
@@ -40,9 +41,9 @@ pub use event::{
     AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
 };
 pub use finished::{CallResult, FinishedCall, FinishedWave};
-pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
-pub use status::{
+pub use report::{
     CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,
     WaveTotals,
 };
+pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
 pub use tools::{ToolCatalog, ToolClass};

@@ -4,9 +4,9 @@
 
 use super::finished::FinishedCall;
 use super::plan::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
+use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
 use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
-use super::status::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
 use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use crate::policy::PolicyDiagnostic;
@@ -428,7 +428,7 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         parsed: snapshot.parsed_files,
         cached: snapshot.cached_files,
         skipped: snapshot.skipped.len(),
-        not_analyzed: super::status::NotAnalyzed::of(snapshot),
+        not_analyzed: super::report::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
         failure: snapshot.failure.clone(),
     }

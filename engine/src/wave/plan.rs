@@ -4,7 +4,7 @@
 
 use super::event::ResultDecision;
 use super::finished::{CallResult, FinishedCall};
-use super::status::{CoordinatorFailure, WaveEnd};
+use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::ToolClass;
 use crate::workspace::CancelToken;
 use std::path::PathBuf;

@@ -17,7 +17,7 @@ use super::plan::{
     BaselineHandle, BaselineStart, BaselineWait, Coverage, Effects, PlannedCall, Released, Wait,
     WavePlan,
 };
-use super::status::{CoordinatorFailure, WaveEnd};
+use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::{ToolCatalog, ToolClass};
 use crate::workspace::CancelToken;
 use serde_json::Value;
