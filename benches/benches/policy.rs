@@ -9,8 +9,9 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
-use pi_native_hooks::policy::{Cancellation, PolicyRegistry, RegistrySource, Sandbox};
+use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -83,7 +84,7 @@ fn policy_evaluation(c: &mut Criterion) {
 
 fn bench_policy(c: &mut Criterion, name: &str, registry: PolicyRegistry, id: &str) {
     let policy = registry.policy(id).expect("the policy loads");
-    let cancel = Cancellation::new();
+    let cancel = CancelToken::new();
     let mut group = c.benchmark_group(name);
     for findings in [100, 1_000, 10_000] {
         let snapshot = snapshot(findings);

@@ -4,9 +4,11 @@
 //! [`delivery`] → [`wave`] → [`verification`] → [`state`] and [`status`] → [`session`], the one
 //! object a Pi session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
 //! [`safe_open`] is the one way any of them opens a repository's file for reading; [`text`]
-//! escapes untrusted text for every module that shows it.
+//! escapes untrusted text for every module that shows it; [`cancel`] is the one cancellation flag
+//! that workspace captures and policy calls watch.
 
 pub mod analysis;
+pub mod cancel;
 pub mod cli;
 pub mod config;
 pub mod delivery;

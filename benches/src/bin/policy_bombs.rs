@@ -16,8 +16,9 @@
 #![allow(clippy::print_stderr, reason = "usage errors")]
 
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
-use pi_native_hooks::policy::{Cancellation, PolicyRegistry, RegistrySource, Sandbox};
+use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -242,7 +243,7 @@ fn child(name: &str) -> ExitCode {
 }
 
 fn run(registry: &PolicyRegistry, run: &Run) -> String {
-    let cancel = Cancellation::new();
+    let cancel = CancelToken::new();
     match *run {
         Run::Diagnostic { findings, calls } => {
             let snapshot = snapshot(findings);

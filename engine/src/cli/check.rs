@@ -8,8 +8,9 @@
 
 use super::{ExitStatus, Output};
 use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
+use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
-use crate::policy::{Cancellation, CheckResult, DiagnosticRun, PolicyDiagnostic};
+use crate::policy::{CheckResult, DiagnosticRun, PolicyDiagnostic};
 use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
 use serde::Serialize;
@@ -130,7 +131,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         ));
     }
     let snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
-    let run = registry.evaluate_diagnostics(&snapshot, &Cancellation::new());
+    let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
     report(&snapshot, &run, args.json, out)
 }
 

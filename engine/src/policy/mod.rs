@@ -34,4 +34,4 @@ pub use run::{
     AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, CheckResult, DiagnosticRun,
     UndecidedRequirement, VerificationRun,
 };
-pub use sandbox::{Cancellation, POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};
+pub use sandbox::{POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};

@@ -8,9 +8,10 @@ use super::contract::{PolicySpec, ProjectSpec, Requirement, VerificationSpec};
 use super::diagnostic::{PolicyDiagnostic, from_result};
 use super::failure::{FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog, bounded};
 use super::registry::{LoadedPolicy, PolicyRegistry};
-use super::sandbox::{CallOutput, Cancellation, RunError};
+use super::sandbox::{CallOutput, RunError};
 use super::view::SnapshotView;
 use crate::analysis::{AnalysisSnapshot, Finding};
+use crate::cancel::CancelToken;
 use rhai::{Dynamic, ImmutableString};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -168,7 +169,7 @@ impl PolicyRegistry {
     pub fn evaluate_diagnostics(
         &self,
         snapshot: &Arc<AnalysisSnapshot>,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
     ) -> DiagnosticRun {
         let mut run = DiagnosticRun::default();
         for policy in self.policies() {
@@ -184,7 +185,7 @@ impl PolicyRegistry {
         &self,
         policy: &LoadedPolicy,
         snapshot: &Arc<AnalysisSnapshot>,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
     ) -> DiagnosticRun {
         let mut run = DiagnosticRun::default();
         self.evaluate_into(policy, snapshot, cancel, &mut run);
@@ -196,7 +197,7 @@ impl PolicyRegistry {
         &self,
         policy: &LoadedPolicy,
         snapshot: &Arc<AnalysisSnapshot>,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         run: &mut DiagnosticRun,
     ) {
         let PolicySpec::Diagnostic(spec) = &policy.contract.spec else {
@@ -244,7 +245,7 @@ impl PolicyRegistry {
         policy: &LoadedPolicy,
         requirement: &Requirement,
         path: &str,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         logs: &mut Vec<PolicyLog>,
     ) -> Result<bool, PolicyFailure> {
         self.affects_until(policy, requirement, path, cancel, None, logs)
@@ -255,7 +256,7 @@ impl PolicyRegistry {
         policy: &LoadedPolicy,
         requirement: &Requirement,
         path: &str,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         until: Option<Instant>,
         logs: &mut Vec<PolicyLog>,
     ) -> Result<bool, PolicyFailure> {
@@ -287,11 +288,7 @@ impl PolicyRegistry {
 
     /// Evaluates every requirement of every verification policy against `paths`, within
     /// [`AFFECTS_BUDGET`], keeping what the predicates print.
-    pub fn affected_requirements(
-        &self,
-        paths: &[String],
-        cancel: &Cancellation,
-    ) -> VerificationRun {
+    pub fn affected_requirements(&self, paths: &[String], cancel: &CancelToken) -> VerificationRun {
         self.affected_requirements_with(paths, cancel, AffectsOptions::default())
     }
 
@@ -301,7 +298,7 @@ impl PolicyRegistry {
     pub fn affected_requirements_with(
         &self,
         paths: &[String],
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         options: AffectsOptions,
     ) -> VerificationRun {
         let budget_end = Instant::now() + options.budget;

@@ -10,6 +10,7 @@ pub use super::limits::SandboxLimits;
 use super::limits::{MAX_MESSAGE_BYTES, bounded};
 use super::natives::{LimitHit, limit_hit};
 use super::rhai_api;
+use crate::cancel::CancelToken;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
     BasicMathPackage, BasicStringPackage, LogicPackage, MoreStringPackage, Package,
@@ -20,30 +21,8 @@ use rhai::{
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::time::{Duration, Instant};
-
-/// A flag that stops running policy calls at their next progress check.
-#[derive(Clone, Debug, Default)]
-pub struct Cancellation(Arc<AtomicBool>);
-
-impl Cancellation {
-    /// A flag that is not set.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Asks every call watching this flag to stop.
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-
-    /// True once [`Cancellation::cancel`] was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-}
 
 /// Why a policy call did not return a value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -140,7 +119,7 @@ impl CallLog {
 struct CallState {
     deadline: Instant,
     timed_out: bool,
-    cancel: Cancellation,
+    cancel: CancelToken,
     log: CallLog,
     limits: SandboxLimits,
     memory_start: i64,
@@ -335,7 +314,7 @@ impl Sandbox {
         ast: &AST,
         name: &str,
         args: impl FuncArgs,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
     ) -> CallOutput {
         self.call_until(ast, name, args, cancel, None)
     }
@@ -348,7 +327,7 @@ impl Sandbox {
         ast: &AST,
         name: &str,
         args: impl FuncArgs,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         until: Option<Instant>,
     ) -> CallOutput {
         stacker::maybe_grow(POLICY_STACK_MIN, POLICY_STACK, || {
@@ -361,7 +340,7 @@ impl Sandbox {
         ast: &AST,
         name: &str,
         args: impl FuncArgs,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
         until: Option<Instant>,
     ) -> CallOutput {
         let started = Instant::now();
@@ -595,7 +574,7 @@ mod tests {
             .engine
             .register_fn("boom", || -> rhai::INT { panic!("boom inside rhai") });
         let ast = sandbox.compile("fn f() { boom() }").unwrap();
-        let output = sandbox.call(&ast, "f", (), &Cancellation::new());
+        let output = sandbox.call(&ast, "f", (), &CancelToken::new());
         assert_eq!(
             output.result.unwrap_err(),
             RunError::Panic("boom inside rhai".to_owned())
@@ -604,7 +583,7 @@ mod tests {
         let ast = sandbox.compile("fn f() { 41 + 1 }").unwrap();
         assert_eq!(
             sandbox
-                .call(&ast, "f", (), &Cancellation::new())
+                .call(&ast, "f", (), &CancelToken::new())
                 .result
                 .unwrap()
                 .as_int(),
@@ -614,7 +593,7 @@ mod tests {
 
     #[test]
     fn the_deepest_recursion_the_limits_allow_fits_in_half_the_guaranteed_stack() {
-        use std::sync::atomic::AtomicUsize;
+        use std::sync::atomic::{AtomicUsize, Ordering};
         static LEAST_REMAINING: AtomicUsize = AtomicUsize::new(usize::MAX);
         let mut sandbox = Sandbox::default();
         sandbox.engine.register_fn("probe", || {
@@ -639,7 +618,7 @@ mod tests {
         let used = std::thread::Builder::new()
             .stack_size(256 * 1024)
             .spawn(move || {
-                let result = sandbox.call(&ast, "f", (), &Cancellation::new()).result;
+                let result = sandbox.call(&ast, "f", (), &CancelToken::new()).result;
                 assert_eq!(result.unwrap().as_int(), Ok(0));
                 POLICY_STACK - LEAST_REMAINING.load(Ordering::Relaxed)
             })
@@ -654,7 +633,7 @@ mod tests {
     // reachable.
     fn run(sandbox: &Sandbox, script: &str) -> Result<Dynamic, RunError> {
         let ast = sandbox.compile(script)?;
-        sandbox.call(&ast, "f", (), &Cancellation::new()).result
+        sandbox.call(&ast, "f", (), &CancelToken::new()).result
     }
 
     fn limited(limits: SandboxLimits) -> Sandbox {
@@ -709,7 +688,7 @@ mod tests {
             ..SandboxLimits::default()
         });
         let ast = sandbox.compile("fn f() { loop { } }").unwrap();
-        let cancel = Cancellation::new();
+        let cancel = CancelToken::new();
         let trigger = cancel.clone();
         let canceller = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(50));
@@ -826,7 +805,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             sandbox
-                .call(&ast, "f", (), &Cancellation::new())
+                .call(&ast, "f", (), &CancelToken::new())
                 .result
                 .unwrap()
                 .as_int(),
@@ -845,7 +824,7 @@ mod tests {
             "fn f() {\n print(\"hello\");\n debug(\"state\");\n for i in 0..10 { print(i) }\n 7 }",
         )
         .unwrap();
-        let output = sandbox.call(&ast, "f", (), &Cancellation::new());
+        let output = sandbox.call(&ast, "f", (), &CancelToken::new());
         assert_eq!(output.result.unwrap().as_int(), Ok(7));
         assert_eq!(
             output.log,

@@ -22,6 +22,7 @@ use super::observe::observe;
 use super::options::Clock;
 use super::report::Published;
 use super::{GateState, KEPT_POLICY_FAILURES, Session};
+use crate::cancel::CancelToken;
 use crate::state::{self, BranchEntry, StateEntry};
 use crate::status::AnalyzerStatus;
 use crate::text::escape;
@@ -30,7 +31,7 @@ use crate::verification::{
     WorkspaceObservation,
 };
 use crate::wave::{CoordinatorFailure, ScanStats, WaveCoordinator};
-use crate::workspace::{CancelToken, capture_async};
+use crate::workspace::capture_async;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;

@@ -5,7 +5,8 @@
 //! per (policy digest, function, path), so repeated waves over the same paths run no predicate.
 
 use super::requirement::RequirementKey;
-use crate::policy::{AFFECTS_BUDGET, AffectsOptions, Cancellation, PolicyRegistry};
+use crate::cancel::CancelToken;
+use crate::policy::{AFFECTS_BUDGET, AffectsOptions, PolicyRegistry};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a set of changed paths means for the requirements.
@@ -25,7 +26,7 @@ pub(crate) fn relevance(registry: &PolicyRegistry, paths: &BTreeSet<String>) -> 
         budget: AFFECTS_BUDGET,
         keep_logs: false,
     };
-    let run = registry.affected_requirements_with(&paths, &Cancellation::new(), options);
+    let run = registry.affected_requirements_with(&paths, &CancelToken::new(), options);
     let mut relevance = Relevance {
         affected: run
             .requirements

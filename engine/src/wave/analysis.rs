@@ -6,8 +6,9 @@
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
 use crate::analysis::{AnalysisSnapshot, Analyzer, SkipReason, language_of};
+use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
-use crate::policy::{Cancellation, DiagnosticRun, PolicyRegistry, PolicySpec};
+use crate::policy::{DiagnosticRun, PolicyRegistry, PolicySpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -41,7 +42,7 @@ pub trait DiagnosticPolicies: Send + Sync {
     /// The ids of the diagnostic policies that consume snapshots of `analyzer`.
     fn consumers(&self, analyzer: &str) -> Vec<String>;
     /// Runs every interested policy over `snapshot`; a failing policy is reported, not fatal.
-    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &Cancellation) -> DiagnosticRun;
+    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &CancelToken) -> DiagnosticRun;
 }
 
 impl DiagnosticPolicies for PolicyRegistry {
@@ -56,7 +57,7 @@ impl DiagnosticPolicies for PolicyRegistry {
             .collect()
     }
 
-    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &Cancellation) -> DiagnosticRun {
+    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &CancelToken) -> DiagnosticRun {
         self.evaluate_diagnostics(snapshot, cancel)
     }
 }
@@ -229,7 +230,7 @@ impl AnalysisCoordinator {
         &mut self,
         root: &Path,
         changed: &BTreeSet<String>,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
     ) -> WaveAnalysis {
         let requests = self.requests(changed);
         let mut runs = Vec::with_capacity(requests.len());

@@ -6,7 +6,7 @@ use super::event::ResultDecision;
 use super::finished::{CallResult, FinishedCall};
 use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::ToolClass;
-use crate::workspace::CancelToken;
+use crate::cancel::CancelToken;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::{oneshot, watch};

@@ -9,9 +9,8 @@ use super::plan::{BaselineOutcome, BaselineStart, Coverage};
 use super::report::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
 use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
 use super::tracker::Tracker;
+use crate::cancel::CancelToken;
 use crate::delivery::DeliveryMemory;
-use crate::policy::Cancellation;
-use crate::workspace::CancelToken;
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::Path;
@@ -42,7 +41,7 @@ impl Lane {
         &mut self,
         root: &Path,
         paths: &BTreeSet<String>,
-        cancel: &Cancellation,
+        cancel: &CancelToken,
     ) -> WaveAnalysis {
         self.analysis.run(root, paths, cancel)
     }
@@ -66,10 +65,8 @@ pub(super) struct WaveRuntime<W: SnapshotSource> {
     busy: Arc<watch::Sender<usize>>,
     /// Counts the waves recorded so far; see [`WaveRuntime::finished_signal`].
     recorded: watch::Sender<u64>,
-    /// Cancels post-wave snapshots at shutdown.
+    /// Cancels post-wave snapshots and running policies at shutdown.
     stop: CancelToken,
-    /// Cancels running policies at shutdown.
-    policy_stop: Cancellation,
 }
 
 /// Decrements the background task count when a task ends, however it ends.
@@ -114,7 +111,6 @@ impl<W: SnapshotSource> WaveRuntime<W> {
             busy: Arc::new(watch::channel(0).0),
             recorded: watch::channel(0).0,
             stop: CancelToken::new(),
-            policy_stop: Cancellation::new(),
         }
     }
 
@@ -144,12 +140,11 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     /// Cancels running snapshots and policies.
     pub(super) fn stop(&self) {
         self.stop.cancel();
-        self.policy_stop.cancel();
     }
 
     /// The token that cancels running policies at shutdown.
-    pub(super) fn policy_cancellation(&self) -> Cancellation {
-        self.policy_stop.clone()
+    pub(super) fn policy_cancellation(&self) -> CancelToken {
+        self.stop.clone()
     }
 
     /// Records a coordinator failure in the status.

@@ -2,8 +2,9 @@
 //! [`crate::workspace`], or a fake in tests), the snapshot scope of a wave, and turning absolute
 //! target paths into worktree-relative ones.
 
+use crate::cancel::CancelToken;
 use crate::workspace::{
-    self, CancelToken, WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,
+    self, WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,
     capture_with_cancel,
 };
 use std::collections::BTreeSet;

@@ -19,7 +19,7 @@ use super::plan::{
 };
 use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::{ToolCatalog, ToolClass};
-use crate::workspace::CancelToken;
+use crate::cancel::CancelToken;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;

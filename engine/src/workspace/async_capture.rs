@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::cancel::CancelToken;
 use super::error::WorkspaceError;
 use super::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
+use crate::cancel::CancelToken;
 
 /// [`capture`](crate::workspace::capture) on the blocking pool.
 ///

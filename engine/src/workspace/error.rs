@@ -101,7 +101,7 @@ pub enum WorkspaceError {
         limit: usize,
     },
 
-    /// The capture was cancelled through its [`crate::workspace::CancelToken`].
+    /// The capture was cancelled through its [`crate::cancel::CancelToken`].
     #[error("workspace snapshot of {} was cancelled; retry if the result is still needed", path.display())]
     Cancelled {
         /// The directory the snapshot was requested for.

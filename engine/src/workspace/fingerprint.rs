@@ -16,10 +16,10 @@ use std::path::Path;
 use nix::sys::stat::FileStat;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use super::cancel::CancelToken;
 use super::entry::{Content, ContentHash, DirtyEntry, FileStamp, StatTime, WorktreeChange};
 use super::error::WorkspaceError;
 use super::repo::{Head, worktree_path};
+use crate::cancel::CancelToken;
 use crate::safe_open::{self, FileKind, Opened};
 
 /// Files larger than this (64 MiB) are fingerprinted by their metadata, not their bytes.

@@ -13,10 +13,9 @@
 //! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
 //! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
 //! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
-//! `changeset` (non-git fallback), `cancel`, `async_capture`, `entry` (data model), `error`.
+//! `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
 
 mod async_capture;
-mod cancel;
 mod changeset;
 mod diff;
 mod entry;
@@ -28,7 +27,6 @@ mod repo;
 mod snapshot;
 
 pub use async_capture::{capture_async, capture_paths_async};
-pub use cancel::CancelToken;
 pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
 pub use entry::{
     ConflictKind, Content, ContentHash, DirtyEntry, FileStamp, StagedChange, StatTime,

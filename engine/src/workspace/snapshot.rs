@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use gix::bstr::BString;
 
-use super::cancel::CancelToken;
 use super::entry::{Content, DirtyEntry, WorktreeChange};
 use super::error::WorkspaceError;
 use super::fingerprint::{fingerprint, read_content};
 use super::git_status::{Limited, full_status, limited_status};
 use super::repo::{self, Head, OpenRepo, worktree_path};
+use crate::cancel::CancelToken;
 
 /// Submodules inside submodules are fingerprinted this many levels deep; a deeper dirty one fails
 /// the snapshot rather than going unseen.

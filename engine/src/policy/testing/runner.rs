@@ -6,12 +6,12 @@ use super::FIXTURE_DIR;
 use super::fixture::{ExpectedDiagnostic, FixtureCase, FixtureFile};
 use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
+use crate::cancel::CancelToken;
 use crate::config::trust::{TrustError, TrustedDir};
 use crate::policy::contract::PolicySpec;
 use crate::policy::diagnostic::PolicyDiagnostic;
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
 use crate::policy::run::AffectedRequirement;
-use crate::policy::sandbox::Cancellation;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -288,7 +288,7 @@ fn run_case(
         name: case.name.clone(),
         ..CaseReport::default()
     };
-    let cancel = Cancellation::new();
+    let cancel = CancelToken::new();
     match (&policy.contract.spec, &case.expect, &case.requires) {
         (PolicySpec::Diagnostic(_), Some(expect), None) if case.changed.is_empty() => {
             let files: Vec<(String, String)> = case

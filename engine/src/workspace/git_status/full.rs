@@ -23,7 +23,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use super::entries::EntryMap;
 use super::staged::staged_changes;
 use super::stat_scan::{self, StatRules};
-use crate::workspace::cancel::CancelToken;
+use crate::cancel::CancelToken;
 use crate::workspace::entry::DirtyEntry;
 use crate::workspace::error::WorkspaceError;
 use crate::workspace::index_cache;

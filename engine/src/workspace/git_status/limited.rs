@@ -20,7 +20,7 @@ use gix::index::entry::{Flags, Mode, Stage};
 
 use super::entries::{EntryMap, staged_modification};
 use super::full::{checked_flags, index_worktree};
-use crate::workspace::cancel::CancelToken;
+use crate::cancel::CancelToken;
 use crate::workspace::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use crate::workspace::error::WorkspaceError;
 use crate::workspace::index_cache;

@@ -26,7 +26,7 @@ use gix::index::entry::{Flags, Mode, Stat, stat};
 use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode as FileMode, SFlag};
 
-use crate::workspace::cancel::CancelToken;
+use crate::cancel::CancelToken;
 
 /// Entries per unit of work handed to a thread.
 const CHUNK: usize = 512;

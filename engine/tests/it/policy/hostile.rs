@@ -12,12 +12,13 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::budget;
 use pi_native_hooks::policy::failure::MAX_MESSAGE_BYTES;
 use pi_native_hooks::policy::source::PolicySource;
 use pi_native_hooks::policy::{
-    AffectsOptions, Cancellation, DiagnosticRun, FailureReason, PolicyFailure, PolicyRegistry,
-    ProblemReason, RegistrySource, RunError, Sandbox, SandboxLimits,
+    AffectsOptions, DiagnosticRun, FailureReason, PolicyFailure, PolicyRegistry, ProblemReason,
+    RegistrySource, RunError, Sandbox, SandboxLimits,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -111,7 +112,7 @@ fn run_beside_sibling(bomb: &str, findings: usize) -> (PolicyFailure, Diagnostic
         ("good", diagnostic("good", GOOD)),
     ]);
     assert!(registry.problems().is_empty(), "{:?}", registry.problems());
-    let run = registry.evaluate_diagnostics(&snapshot(findings), &Cancellation::new());
+    let run = registry.evaluate_diagnostics(&snapshot(findings), &CancelToken::new());
     assert_eq!(run.diagnostics.len(), findings, "{:?}", run.failures);
     assert!(run.diagnostics.iter().all(|d| d.policy == "good"));
     assert_eq!(run.failures.len(), 1, "{:?}", run.failures);
@@ -145,7 +146,7 @@ fn a_print_flood_is_capped_in_lines_and_bytes() {
             "{BIG}fn f() {{\n let s = big(\"x\", {THREE_MIB});\n for i in 0..100 {{ print(s); debug(s); }}\n 7\n}}"
         ))
         .unwrap();
-    let output = sandbox.call(&ast, "f", (), &Cancellation::new());
+    let output = sandbox.call(&ast, "f", (), &CancelToken::new());
     assert_eq!(output.result.unwrap().as_int(), Ok(7));
     // At most 16 KiB of kept text, plus each cut line's marker and the final summary line.
     let (kept, summary) = output.log.split_at(output.log.len() - 1);
@@ -238,7 +239,7 @@ fn returned_diagnostics_and_map_keys_are_measured() {
                 ("good", diagnostic("good", GOOD)),
             ],
         );
-        let run = registry.evaluate_diagnostics(&snapshot(3), &Cancellation::new());
+        let run = registry.evaluate_diagnostics(&snapshot(3), &CancelToken::new());
         assert_eq!(run.diagnostics.len(), 3, "{name}");
         assert_eq!(run.failures.len(), 1, "{name}: {:?}", run.failures);
         assert_eq!(
@@ -257,7 +258,7 @@ fn a_shared_guidance_counts_once() {
         "shared",
         diagnostic("shared", "snapshot.report(big(\"g\", 1024))"),
     )]);
-    let run = registry.evaluate_diagnostics(&snapshot(10_000), &Cancellation::new());
+    let run = registry.evaluate_diagnostics(&snapshot(10_000), &CancelToken::new());
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     assert_eq!(run.diagnostics.len(), 10_000);
 }
@@ -291,7 +292,7 @@ fn native_split_of_a_big_string_is_refused_before_it_allocates() {
     let ast = sandbox
         .compile(r#"fn f() { let s = "a,b,,c"; let t = "aXbX"; t.replace("X", "--"); `${s.split(",").len()}|${s.split(",", 2)}|${s.split_rev(',')}|${"a b".split()}|${"ab".to_chars()}|${t}|${"ab".split("")}` }"#)
         .unwrap();
-    let value = sandbox.call(&ast, "f", (), &Cancellation::new()).result;
+    let value = sandbox.call(&ast, "f", (), &CancelToken::new()).result;
     assert_eq!(
         value.unwrap().into_string().unwrap(),
         r#"4|["a", "b,,c"]|["c", "", "b", "a"]|["a", "b"]|[a, b]|a--b--|["", "a", "b", ""]"#
@@ -316,7 +317,7 @@ fn a_closure_that_captures_does_not_compile() {
         "{problem}"
     );
     // Anonymous functions that capture nothing still work.
-    let run = registry.evaluate_diagnostics(&snapshot(2), &Cancellation::new());
+    let run = registry.evaluate_diagnostics(&snapshot(2), &CancelToken::new());
     assert_eq!(run.diagnostics.len(), 2);
 }
 
@@ -371,7 +372,7 @@ fn an_affects_flood_keeps_capped_logs_or_none() {
         budget: Duration::from_secs(600),
         keep_logs: true,
     };
-    let run = registry.affected_requirements_with(&paths(3), &Cancellation::new(), keep);
+    let run = registry.affected_requirements_with(&paths(3), &CancelToken::new(), keep);
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     assert!(run.requirements.is_empty() && run.undecided.is_empty());
     assert_eq!(run.predicate_calls, 3);
@@ -388,7 +389,7 @@ fn an_affects_flood_keeps_capped_logs_or_none() {
         keep_logs: false,
         ..keep
     };
-    let run = registry.affected_requirements_with(&paths(4), &Cancellation::new(), quiet);
+    let run = registry.affected_requirements_with(&paths(4), &CancelToken::new(), quiet);
     assert!(run.logs.is_empty());
     assert_eq!(run.predicate_calls, 1);
 }
@@ -412,7 +413,7 @@ fn requirements_left_when_the_budget_runs_out_are_undecided() {
         budget: Duration::from_millis(300),
         keep_logs: false,
     };
-    let run = registry.affected_requirements_with(&paths(40), &Cancellation::new(), options);
+    let run = registry.affected_requirements_with(&paths(40), &CancelToken::new(), options);
     // 80 calls of tens of milliseconds each do not fit in 300 ms: neither requirement was found
     // affected, neither is reported unaffected, and no call counts as a policy failure.
     assert!(run.requirements.is_empty());
@@ -432,7 +433,7 @@ fn requirements_left_when_the_budget_runs_out_are_undecided() {
         keep_logs: false,
     };
     let registry = registry_with(patient(), &[("slow", slow_policy("no budget"))]);
-    let run = registry.affected_requirements_with(&paths(2), &Cancellation::new(), none);
+    let run = registry.affected_requirements_with(&paths(2), &CancelToken::new(), none);
     assert_eq!(run.predicate_calls, 0);
     assert_eq!(run.undecided.len(), 2);
 }
@@ -446,14 +447,14 @@ fn a_cached_answer_decides_even_without_budget() {
     );
     let registry = registry(&[("cached", policy)]);
     let first = vec!["src/a.ts".to_owned()];
-    let run = registry.affected_requirements(&first, &Cancellation::new());
+    let run = registry.affected_requirements(&first, &CancelToken::new());
     assert_eq!(run.predicate_calls, 2);
     let none = AffectsOptions {
         budget: Duration::ZERO,
         keep_logs: false,
     };
     let both = vec!["src/a.ts".to_owned(), "README.md".to_owned()];
-    let run = registry.affected_requirements_with(&both, &Cancellation::new(), none);
+    let run = registry.affected_requirements_with(&both, &CancelToken::new(), none);
     assert_eq!(run.predicate_calls, 0);
     // `test` is affected by the cached answer for src/a.ts; `docs` has no answer for README.md.
     let affected: Vec<&str> = run
@@ -472,10 +473,10 @@ fn a_second_evaluation_runs_no_predicate_and_an_edit_misses_the_cache() {
     let policy = verification("second", &[("test", "affects_ts")], functions);
     let changed = paths(5);
     let registry = registry(&[("second", policy.clone())]);
-    let first = registry.affected_requirements(&changed, &Cancellation::new());
+    let first = registry.affected_requirements(&changed, &CancelToken::new());
     assert_eq!(first.predicate_calls, 5);
     assert_eq!(first.logs.len(), 5);
-    let second = registry.affected_requirements(&changed, &Cancellation::new());
+    let second = registry.affected_requirements(&changed, &CancelToken::new());
     assert_eq!(second.predicate_calls, 0);
     assert!(second.logs.is_empty(), "no predicate printed");
     assert_eq!(second.requirements, first.requirements);
@@ -484,7 +485,7 @@ fn a_second_evaluation_runs_no_predicate_and_an_edit_misses_the_cache() {
     let reloaded = registry_with(patient(), &[("second", policy)]);
     assert_eq!(
         reloaded
-            .affected_requirements(&changed, &Cancellation::new())
+            .affected_requirements(&changed, &CancelToken::new())
             .predicate_calls,
         0
     );
@@ -494,7 +495,7 @@ fn a_second_evaluation_runs_no_predicate_and_an_edit_misses_the_cache() {
         &functions.replace(".ts", ".tsx"),
     );
     let edited = registry_with(patient(), &[("second", edited)]);
-    let run = edited.affected_requirements(&changed, &Cancellation::new());
+    let run = edited.affected_requirements(&changed, &CancelToken::new());
     assert_eq!(run.predicate_calls, 5);
     assert!(run.requirements.is_empty());
 }
@@ -508,7 +509,7 @@ fn a_failing_predicate_is_not_cached() {
     );
     let registry = registry(&[("throws", policy)]);
     for _ in 0..2 {
-        let run = registry.affected_requirements(&paths(3), &Cancellation::new());
+        let run = registry.affected_requirements(&paths(3), &CancelToken::new());
         assert_eq!(
             run.predicate_calls, 1,
             "the first failure stops the requirement"
@@ -531,7 +532,7 @@ fn calls_get_their_own_stack_on_a_small_thread() {
                 ")".repeat(10)
             );
             let ast = sandbox.compile(&deep).unwrap();
-            sandbox.call(&ast, "f", (), &Cancellation::new()).result
+            sandbox.call(&ast, "f", (), &CancelToken::new()).result
         })
         .unwrap()
         .join()
@@ -556,7 +557,7 @@ fn deeply_nested_values_do_not_exhaust_the_stack() {
             let ast = sandbox
                 .compile("fn f() { let a = []; loop { a = [a]; } }")
                 .unwrap();
-            sandbox.call(&ast, "f", (), &Cancellation::new()).result
+            sandbox.call(&ast, "f", (), &CancelToken::new()).result
         })
         .unwrap()
         .join()
@@ -576,7 +577,7 @@ fn a_deeply_nested_returned_value_is_refused() {
     let ast = sandbox
         .compile("fn f() { let a = []; for i in 0..1100 { a = [a]; } a }")
         .unwrap();
-    let outcome = sandbox.call(&ast, "f", (), &Cancellation::new()).result;
+    let outcome = sandbox.call(&ast, "f", (), &CancelToken::new()).result;
     assert!(
         matches!(&outcome, Err(RunError::Limit { limit, line: None }) if limit == "depth of a returned value"),
         "{outcome:?}"

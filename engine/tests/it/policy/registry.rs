@@ -4,9 +4,9 @@
 
 use crate::support::ConfigRoot;
 use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::{
-    Cancellation, FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox,
-    SandboxLimits,
+    FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox, SandboxLimits,
 };
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -162,7 +162,7 @@ fn broken_policies_never_hide_their_siblings_at_load_time() {
 
     let run = registry.evaluate_diagnostics(
         &snapshot(vec![finding("src/a.ts", 0, "rule-a")]),
-        &Cancellation::new(),
+        &CancelToken::new(),
     );
     assert_eq!(run.diagnostics.len(), 1);
     assert_eq!(run.diagnostics[0].policy, "good");
@@ -207,7 +207,7 @@ fn failing_policies_never_hide_their_siblings_at_run_time() {
 
     let run = registry.evaluate_diagnostics(
         &snapshot(vec![finding("src/a.ts", 2, "rule-a")]),
-        &Cancellation::new(),
+        &CancelToken::new(),
     );
     assert_eq!(
         run.diagnostics
@@ -281,7 +281,7 @@ fn one_policy_cannot_change_what_another_sees() {
         finding("src/b.ts", 3, "rule-a"),
     ]);
     let before = shared.findings.clone();
-    let run = registry.evaluate_diagnostics(&shared, &Cancellation::new());
+    let run = registry.evaluate_diagnostics(&shared, &CancelToken::new());
     assert_eq!(
         run.diagnostics.len(),
         2,
@@ -317,7 +317,7 @@ fn policies_see_only_their_rules_and_analyzer() {
             finding("src/a.ts", 0, "rule-a"),
             finding("src/a.ts", 1, "rule-z"),
         ]),
-        &Cancellation::new(),
+        &CancelToken::new(),
     );
     assert_eq!(run.diagnostics.len(), 1, "{:?}", run);
     assert_eq!(
@@ -378,7 +378,7 @@ fn verification_requirements_follow_affects_predicates() {
     let paths: Vec<String> = ["engine/src/lib.rs", "docs/policies.md", "Cargo.lock"]
         .map(String::from)
         .into();
-    let run = registry.affected_requirements(&paths, &Cancellation::new());
+    let run = registry.affected_requirements(&paths, &CancelToken::new());
     assert!(run.failures.is_empty(), "{:?}", run.failures);
     let ours: Vec<(&str, &[String])> = run
         .requirements
@@ -397,7 +397,7 @@ fn verification_requirements_follow_affects_predicates() {
         ]
     );
     let docs_only =
-        registry.affected_requirements(&["docs/policies.md".to_owned()], &Cancellation::new());
+        registry.affected_requirements(&["docs/policies.md".to_owned()], &CancelToken::new());
     assert!(
         docs_only.requirements.is_empty(),
         "{:?}",
@@ -412,7 +412,7 @@ fn a_non_boolean_affects_result_is_a_failure() {
         "const ID = \"v\";\nconst KIND = \"verification\";\nconst PROJECT = #{ manifest: \"package.json\", name: \"n\" };\nconst REQUIREMENTS = [#{ id: \"t\", command: \"npm test\", affects: \"f\" }];\nfn f(path) { path.len() }\n",
     );
     let registry = PolicyRegistry::load(root.path());
-    let run = registry.affected_requirements(&["a.ts".to_owned()], &Cancellation::new());
+    let run = registry.affected_requirements(&["a.ts".to_owned()], &CancelToken::new());
     assert!(run.requirements.is_empty());
     assert!(
         run.failures[0]
@@ -444,7 +444,7 @@ fn report_builds_diagnostics_natively_and_needs_guidance_for_every_rule() {
             finding("src/a.ts", 0, "rule-a"),
             finding("src/a.ts", 4, "rule-a"),
         ]),
-        &Cancellation::new(),
+        &CancelToken::new(),
     );
     let all: Vec<_> = run
         .diagnostics

@@ -7,14 +7,13 @@ use super::write;
 use pi_native_hooks::analysis::{
     AnalysisSnapshot, Finding, Position, Severity, SkipReason, SkippedFile, SourceRange,
 };
-use pi_native_hooks::policy::{
-    Cancellation, DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure,
-};
+use pi_native_hooks::cancel::CancelToken;
+use pi_native_hooks::policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
 use pi_native_hooks::wave::{
     AssistantMessage, DiagnosticPolicies, ExecutionMode, ResultDecision, SnapshotScope,
     SnapshotSource, ToolCallInfo, ToolResultEvent, WaveAnalyzer, WaveCoordinator,
 };
-use pi_native_hooks::workspace::{CancelToken, WorkspaceError};
+use pi_native_hooks::workspace::WorkspaceError;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -303,7 +302,7 @@ impl DiagnosticPolicies for FakePolicies {
         }
     }
 
-    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, _cancel: &Cancellation) -> DiagnosticRun {
+    fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, _cancel: &CancelToken) -> DiagnosticRun {
         let mut run = DiagnosticRun::default();
         for id in &self.ids {
             if self.failing.contains(id) {

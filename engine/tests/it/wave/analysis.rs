@@ -6,7 +6,7 @@ use crate::support::wave::{
     Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, real, run_batch, write_step,
 };
 use crate::support::{TestRepo, set};
-use pi_native_hooks::policy::Cancellation;
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::wave::{AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest};
 use std::sync::Arc;
 
@@ -110,7 +110,7 @@ fn a_run_scans_each_key_once_and_covers_only_complete_results() {
     let analysis = coordinator.run(
         std::path::Path::new("/"),
         &set(&["a.ts", "gone.ts"]),
-        &Cancellation::new(),
+        &CancelToken::new(),
     );
     assert_eq!(scans.lock().unwrap().len(), 1);
     assert_eq!(analysis.runs.len(), 1);

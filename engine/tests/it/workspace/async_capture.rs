@@ -1,7 +1,8 @@
 //! The async wrappers: same result as the sync capture, and cancellation through `CancelToken`.
 
 use crate::support::{TestRepo, set};
-use pi_native_hooks::workspace::{self, CancelToken, WorkspaceError};
+use pi_native_hooks::cancel::CancelToken;
+use pi_native_hooks::workspace::{self, WorkspaceError};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn async_capture_matches_sync_capture() {

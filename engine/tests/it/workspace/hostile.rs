@@ -5,8 +5,9 @@
 
 use crate::support::porcelain::{records, xy_map};
 use crate::support::{TestRepo, git, set};
+use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::workspace::{
-    self, CancelToken, Content, MAX_HASHED_BYTES, WorkspaceSnapshot, WorktreeChange,
+    self, Content, MAX_HASHED_BYTES, WorkspaceSnapshot, WorktreeChange,
 };
 
 const SPARSE_BYTES: u64 = 4 << 30;
