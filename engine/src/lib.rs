@@ -5,9 +5,10 @@
 //! object a Pi session holds. The CLI ([`cli`]) and the Node binding sit on top and own no logic.
 //! [`safe_open`] is the one way any of them opens a repository's file for reading; [`text`]
 //! escapes untrusted text for every module that shows it; [`cancel`] is the one cancellation flag
-//! that workspace captures and policy calls watch.
+//! that workspace captures and policy calls watch; [`blocking`] runs blocking work from async code.
 
 pub mod analysis;
+pub mod blocking;
 pub mod cancel;
 pub mod cli;
 pub mod config;

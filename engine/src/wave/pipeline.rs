@@ -8,6 +8,7 @@ use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
 use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
+use crate::blocking::run_blocking;
 use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use crate::policy::PolicyDiagnostic;
 use crate::workspace::{ChangeSet, MutatingCall, changeset_without_git};
@@ -150,14 +151,14 @@ async fn analyse<W: SnapshotSource>(
         return Ok((lane, WaveAnalysis::default()));
     }
     let cancel = runtime.policy_cancellation();
-    tokio::task::spawn_blocking(move || {
+    run_blocking(move || {
         let analysis = lane.analyze(&root, &paths, &cancel);
         (lane, analysis)
     })
     .await
     .map_err(|error| CoordinatorFailure::Processing {
         wave: plan.wave,
-        message: error.to_string(),
+        error,
     })
 }
 

@@ -4,6 +4,7 @@
 
 use super::snapshots::SnapshotScope;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
+use crate::blocking::TaskFailed;
 use crate::workspace::ChangeSet;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -54,12 +55,13 @@ pub enum CoordinatorFailure {
         message: String,
     },
     /// The analysis task panicked or was lost.
-    #[error("wave {wave}: the analysis task failed: {message}")]
+    #[error("wave {wave}: the analysis task failed: {error}")]
     Processing {
         /// The wave.
         wave: u64,
-        /// The error.
-        message: String,
+        /// Why the task did not return.
+        #[serde(rename = "message")]
+        error: TaskFailed,
     },
     /// A bounded wait for the waves still being processed (before a settle, a restore or a
     /// waiver) ended with tasks still running: what those waves changed is unknown to the gate.

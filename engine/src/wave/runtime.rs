@@ -9,6 +9,7 @@ use super::plan::{BaselineOutcome, BaselineStart, Coverage};
 use super::report::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
 use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
 use super::tracker::Tracker;
+use crate::blocking::run_blocking;
 use crate::cancel::CancelToken;
 use crate::delivery::DeliveryMemory;
 use std::collections::BTreeSet;
@@ -266,7 +267,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         }
         let scope = self.scope(coverage);
         let source = Arc::clone(&self.source);
-        let diff = tokio::task::spawn_blocking(move || {
+        let diff = run_blocking(move || {
             let after = source.capture(&scope, &cancel)?;
             let paths = source.changed_paths(&before, &after)?;
             Ok::<_, crate::workspace::WorkspaceError>((paths, Arc::new(after)))
@@ -289,7 +290,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         }
         let scope = self.scope(coverage);
         let source = Arc::clone(&self.source);
-        match tokio::task::spawn_blocking(move || source.capture(&scope, &cancel)).await {
+        match run_blocking(move || source.capture(&scope, &cancel)).await {
             Ok(Ok(snapshot)) => Ok(snapshot),
             Ok(Err(error)) => Err(error.to_string()),
             Err(error) => Err(format!("the snapshot task failed: {error}")),

@@ -1,10 +1,11 @@
 //! Owns the async entry points: run a capture on tokio's blocking pool
-//! (`tokio::task::spawn_blocking`), cancellable through a [`CancelToken`].
+//! ([`crate::blocking::run_blocking`]), cancellable through a [`CancelToken`].
 
 use std::path::PathBuf;
 
 use super::error::WorkspaceError;
 use super::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
+use crate::blocking::run_blocking;
 use crate::cancel::CancelToken;
 
 /// [`capture`](crate::workspace::capture) on the blocking pool.
@@ -16,7 +17,7 @@ pub async fn capture_async(
     cancel: CancelToken,
 ) -> Result<WorkspaceSnapshot, WorkspaceError> {
     let dir = dir.into();
-    run_blocking(dir.clone(), move || capture_with_cancel(&dir, &cancel)).await
+    on_pool(dir.clone(), move || capture_with_cancel(&dir, &cancel)).await
 }
 
 /// [`capture_paths`](crate::workspace::capture_paths) on the blocking pool, cancellable like
@@ -27,21 +28,17 @@ pub async fn capture_paths_async(
     cancel: CancelToken,
 ) -> Result<WorkspaceSnapshot, WorkspaceError> {
     let dir = dir.into();
-    run_blocking(dir.clone(), move || {
+    on_pool(dir.clone(), move || {
         capture_paths_with_cancel(&dir, &paths, &cancel)
     })
     .await
 }
 
-async fn run_blocking(
+async fn on_pool(
     dir: PathBuf,
     work: impl FnOnce() -> Result<WorkspaceSnapshot, WorkspaceError> + Send + 'static,
 ) -> Result<WorkspaceSnapshot, WorkspaceError> {
-    match tokio::task::spawn_blocking(work).await {
-        Ok(result) => result,
-        Err(join_error) => Err(WorkspaceError::TaskFailed {
-            path: dir,
-            message: join_error.to_string(),
-        }),
-    }
+    run_blocking(work)
+        .await
+        .unwrap_or_else(|source| Err(WorkspaceError::TaskFailed { path: dir, source }))
 }

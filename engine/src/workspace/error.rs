@@ -1,6 +1,7 @@
 //! Owns [`WorkspaceError`]: every way a workspace snapshot can fail, each naming the repository
 //! (or directory) involved and what the caller or user can do about it.
 
+use crate::blocking::TaskFailed;
 use std::path::PathBuf;
 
 /// Why a workspace snapshot or comparison could not be produced.
@@ -110,14 +111,14 @@ pub enum WorkspaceError {
 
     /// The blocking capture task panicked or was aborted by the runtime.
     #[error(
-        "the workspace snapshot task for {} did not complete: {message}; this is a bug, please report it",
+        "the workspace snapshot task for {} did not complete: {source}; this is a bug, please report it",
         path.display()
     )]
     TaskFailed {
         /// The directory the snapshot was requested for.
         path: PathBuf,
-        /// The join error's description.
-        message: String,
+        /// Why the task did not return.
+        source: TaskFailed,
     },
 }
 
