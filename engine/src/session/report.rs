@@ -120,7 +120,7 @@ impl Session {
     pub async fn doctor_text(&self) -> String {
         let root = self.options.config_root.clone();
         let report =
-            tokio::task::spawn_blocking(move || crate::setup::doctor::doctor(&root).to_string())
+            crate::blocking::run_blocking(move || crate::setup::doctor::doctor(&root).to_string())
                 .await
                 .unwrap_or_else(|error| {
                     format!("the config root could not be examined: {error}\n")

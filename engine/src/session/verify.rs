@@ -151,7 +151,7 @@ impl Verifier {
         op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
     ) -> Option<T> {
         let this = Arc::clone(self);
-        tokio::task::spawn_blocking(move || {
+        crate::blocking::run_blocking(move || {
             let mut state = lock(&this.state);
             let value = op(&this, &mut state);
             state.collect_entry();
