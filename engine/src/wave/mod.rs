@@ -45,5 +45,5 @@ pub use report::{
     CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,
     WaveTotals,
 };
-pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
+pub use snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};
 pub use tools::{ToolCatalog, ToolClass};

@@ -3,7 +3,9 @@
 //! its block, the release of every waiter and the wave's report.
 
 use super::finished::FinishedCall;
-use super::plan::{BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan};
+use super::plan::{
+    BaselineFailure, BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan,
+};
 use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
 use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
@@ -297,16 +299,15 @@ async fn baseline_outcome<S>(handle: &BaselineHandle<S>, timeout: Duration) -> B
         Ok(Err(_)) => None,
         Err(_) => {
             handle.cancel.cancel();
-            Some(BaselineOutcome::Failed(format!(
-                "not taken within {} ms",
-                timeout.as_millis()
+            Some(BaselineOutcome::Failed(BaselineFailure::NotTakenWithin(
+                timeout,
             )))
         }
     };
     if handle.cancel.is_cancelled() {
-        return BaselineOutcome::Failed("it was not ready before the calls ran".into());
+        return BaselineOutcome::Failed(BaselineFailure::NotReadyBeforeCalls);
     }
-    outcome.unwrap_or_else(|| BaselineOutcome::Failed("the capture task ended without one".into()))
+    outcome.unwrap_or(BaselineOutcome::Failed(BaselineFailure::CaptureTaskEnded))
 }
 
 /// The baseline and post-wave snapshots of a wave, each when it was taken.
@@ -345,7 +346,8 @@ async fn changes<W: SnapshotSource>(
             (None, None),
         );
     }
-    let unknown = |reason: String, failures: &mut Vec<CoordinatorFailure>| {
+    let unknown = |failure: BaselineFailure, failures: &mut Vec<CoordinatorFailure>| {
+        let reason = failure.to_string();
         failures.push(CoordinatorFailure::Baseline {
             wave: plan.wave,
             reason: reason.clone(),
@@ -363,10 +365,7 @@ async fn changes<W: SnapshotSource>(
             return (ChangeSet::Paths(BTreeSet::new()), 0, (None, None));
         }
         None => {
-            return unknown(
-                "no `tool_call` was reported before the calls ran".into(),
-                failures,
-            );
+            return unknown(BaselineFailure::NoToolCall, failures);
         }
         Some((BaselineOutcome::Failed(reason), _)) => return unknown(reason, failures),
         Some((BaselineOutcome::Ready(before), coverage)) => (before, coverage),
@@ -374,7 +373,8 @@ async fn changes<W: SnapshotSource>(
     let diff = runtime.diff_since(&coverage, Arc::clone(&before)).await;
     match diff {
         Ok((paths, after)) => (ChangeSet::Paths(paths), 2, (Some(before), Some(after))),
-        Err(message) => {
+        Err(failure) => {
+            let message = failure.to_string();
             failures.push(CoordinatorFailure::PostSnapshot {
                 wave: plan.wave,
                 message: message.clone(),

@@ -5,10 +5,12 @@
 use super::event::ResultDecision;
 use super::finished::{CallResult, FinishedCall};
 use super::report::{CoordinatorFailure, WaveEnd};
+use super::snapshots::SnapshotFailure;
 use super::tools::ToolClass;
 use crate::cancel::CancelToken;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
 /// What a wave's snapshots must cover, before the coordinator maps it onto the worktree.
@@ -25,7 +27,27 @@ pub(crate) enum BaselineOutcome<S> {
     /// The snapshot.
     Ready(Arc<S>),
     /// Why there is none.
-    Failed(String),
+    Failed(BaselineFailure),
+}
+
+/// Why a wave has no baseline snapshot to diff against.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum BaselineFailure {
+    /// Its capture failed.
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotFailure),
+    /// The capture did not publish one in time.
+    #[error("not taken within {} ms", .0.as_millis())]
+    NotTakenWithin(Duration),
+    /// It was published after its `tool_call` stopped waiting, so the calls may have run first.
+    #[error("it was not ready before the calls ran")]
+    NotReadyBeforeCalls,
+    /// The capture task ended without publishing one.
+    #[error("the capture task ended without one")]
+    CaptureTaskEnded,
+    /// No call of the wave reported a `tool_call` before running.
+    #[error("no `tool_call` was reported before the calls ran")]
+    NoToolCall,
 }
 
 impl<S> Clone for BaselineOutcome<S> {

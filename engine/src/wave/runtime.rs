@@ -7,7 +7,7 @@ use super::config::WaveConfig;
 use super::finished::{FinishedCall, FinishedWave};
 use super::plan::{BaselineOutcome, BaselineStart, Coverage};
 use super::report::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
-use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
+use super::snapshots::{SnapshotFailure, SnapshotScope, SnapshotSource, relative_to};
 use super::tracker::Tracker;
 use crate::blocking::run_blocking;
 use crate::cancel::CancelToken;
@@ -229,7 +229,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
             let cancel = start.handle.cancel.clone();
             let outcome = match runtime.capture(&start.handle.coverage, cancel).await {
                 Ok(snapshot) => BaselineOutcome::Ready(Arc::new(snapshot)),
-                Err(reason) => BaselineOutcome::Failed(reason),
+                Err(failure) => BaselineOutcome::Failed(failure.into()),
             };
             drop(lane);
             start.tx.send_replace(Some(outcome));
@@ -260,10 +260,10 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         &self,
         coverage: &Coverage,
         before: Arc<W::Snapshot>,
-    ) -> Result<(BTreeSet<String>, Arc<W::Snapshot>), String> {
+    ) -> Result<(BTreeSet<String>, Arc<W::Snapshot>), SnapshotFailure> {
         let cancel = self.stop.clone();
         if cancel.is_cancelled() {
-            return Err("cancelled".into());
+            return Err(SnapshotFailure::Cancelled);
         }
         let scope = self.scope(coverage);
         let source = Arc::clone(&self.source);
@@ -273,9 +273,8 @@ impl<W: SnapshotSource> WaveRuntime<W> {
             Ok::<_, crate::workspace::WorkspaceError>((paths, Arc::new(after)))
         });
         match diff.await {
-            Ok(Ok(diff)) => Ok(diff),
-            Ok(Err(error)) => Err(error.to_string()),
-            Err(error) => Err(format!("the snapshot task failed: {error}")),
+            Ok(diff) => Ok(diff?),
+            Err(error) => Err(SnapshotFailure::Task(error)),
         }
     }
 
@@ -284,16 +283,15 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         &self,
         coverage: &Coverage,
         cancel: CancelToken,
-    ) -> Result<W::Snapshot, String> {
+    ) -> Result<W::Snapshot, SnapshotFailure> {
         if cancel.is_cancelled() {
-            return Err("cancelled".into());
+            return Err(SnapshotFailure::Cancelled);
         }
         let scope = self.scope(coverage);
         let source = Arc::clone(&self.source);
         match run_blocking(move || source.capture(&scope, &cancel)).await {
-            Ok(Ok(snapshot)) => Ok(snapshot),
-            Ok(Err(error)) => Err(error.to_string()),
-            Err(error) => Err(format!("the snapshot task failed: {error}")),
+            Ok(snapshot) => Ok(snapshot?),
+            Err(error) => Err(SnapshotFailure::Task(error)),
         }
     }
 }

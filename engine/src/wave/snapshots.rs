@@ -1,7 +1,8 @@
 //! Owns the wave's view of the workspace: the [`SnapshotSource`] seam (real git snapshots through
-//! [`crate::workspace`], or a fake in tests), the snapshot scope of a wave, and turning absolute
-//! target paths into worktree-relative ones.
+//! [`crate::workspace`], or a fake in tests), the snapshot scope of a wave, why a snapshot failed
+//! ([`SnapshotFailure`]), and turning absolute target paths into worktree-relative ones.
 
+use crate::blocking::TaskFailed;
 use crate::cancel::CancelToken;
 use crate::workspace::{
     self, WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,
@@ -9,6 +10,27 @@ use crate::workspace::{
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Why a baseline or post-wave snapshot (or the diff of two) was not taken.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum SnapshotFailure {
+    /// The coordinator was shutting down, or the wave's baseline was abandoned.
+    #[error("cancelled")]
+    Cancelled,
+    /// The capture or the diff failed.
+    #[error(transparent)]
+    Workspace(Arc<WorkspaceError>),
+    /// The blocking task running the capture did not return.
+    #[error("the snapshot task failed: {0}")]
+    Task(TaskFailed),
+}
+
+impl From<WorkspaceError> for SnapshotFailure {
+    fn from(error: WorkspaceError) -> Self {
+        Self::Workspace(Arc::new(error))
+    }
+}
 
 /// What a snapshot looks at.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
