@@ -10,4 +10,4 @@ pub mod snapshot;
 pub use finding::{Finding, Position, Severity, SourceRange};
 pub use rules::{RuleError, RuleLoad, RuleSet};
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};
-pub use snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};
+pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};

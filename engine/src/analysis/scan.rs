@@ -12,7 +12,7 @@
 use super::cache::{ScanCache, content_hash};
 use super::finding::{Finding, Position, Severity, SourceRange};
 use super::rules::RuleSet;
-use super::snapshot::{AnalysisSnapshot, SkipReason, SkippedFile};
+use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
 use crate::safe_open::{Beneath, Resolved};
 use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
@@ -361,7 +361,7 @@ impl Analyzer {
             ..AnalysisSnapshot::default()
         };
         let mut findings = Vec::new();
-        let mut failures = Vec::new();
+        let mut panics = Vec::new();
         for (path, outcome) in outcomes {
             snapshot.paths.push(path.clone());
             match outcome {
@@ -384,7 +384,7 @@ impl Analyzer {
                 }
                 Outcome::Panicked(message) => {
                     self.cache.remove(&path);
-                    failures.push(format!("{path}: ast-grep panicked: {message}"));
+                    panics.push(ScanPanic { path, message });
                 }
             }
         }
@@ -408,8 +408,8 @@ impl Analyzer {
         snapshot.findings = findings;
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
         snapshot.skipped = skipped;
-        if !failures.is_empty() {
-            snapshot.failure = Some(failures.join("; "));
+        if !panics.is_empty() {
+            snapshot.failure = Some(ScanFailure { panics });
         }
         snapshot.duration = started.elapsed();
         Arc::new(snapshot)

@@ -2,7 +2,8 @@
 
 use super::finding::Finding;
 use crate::safe_open::FileKind;
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use std::fmt;
 use std::time::Duration;
 
 /// Why a requested file produced no findings of its own. Every bound is visible here, never silent.
@@ -51,8 +52,8 @@ pub enum SkipReason {
     SymlinkNotFollowed,
 }
 
-impl std::fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SkipReason::TooLarge { bytes, limit } => {
                 write!(f, "{bytes} bytes is over the {limit}-byte limit")
@@ -113,7 +114,7 @@ pub struct AnalysisSnapshot {
     #[serde(serialize_with = "serialize_micros", rename = "durationMicros")]
     pub duration: Duration,
     /// Set when the analysis failed as a whole: its findings must not be read as a clean scan.
-    pub failure: Option<String>,
+    pub failure: Option<ScanFailure>,
 }
 
 impl AnalysisSnapshot {
@@ -123,6 +124,44 @@ impl AnalysisSnapshot {
     }
 }
 
-fn serialize_micros<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+fn serialize_micros<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u128(d.as_micros())
+}
+
+/// Why an analysis failed: the files ast-grep panicked on. Their findings are missing, so the
+/// analysis must not be read as a clean scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanFailure {
+    /// The files whose analysis panicked, in the order they were analyzed (at least one).
+    pub panics: Vec<ScanPanic>,
+}
+
+/// One file ast-grep panicked on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanPanic {
+    /// The file, as the analysis names it.
+    pub path: String,
+    /// The panic's message.
+    pub message: String,
+}
+
+impl fmt::Display for ScanFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, panic) in self.panics.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{}: ast-grep panicked: {}", panic.path, panic.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScanFailure {}
+
+/// Serialized as its text, as before it had a type.
+impl Serialize for ScanFailure {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }

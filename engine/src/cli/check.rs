@@ -211,7 +211,10 @@ fn report(
         ));
     }
     if let Some(failure) = &snapshot.failure {
-        return out.fail(&format!("analysis failed: {}", Escaped(failure)));
+        return out.fail(&format!(
+            "analysis failed: {}",
+            Escaped(&failure.to_string())
+        ));
     }
     if !run.failures.is_empty() {
         let failures: Vec<String> = run.failures.iter().map(escaped).collect();

@@ -431,6 +431,6 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         skipped: snapshot.skipped.len(),
         not_analyzed: super::report::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
-        failure: snapshot.failure.clone(),
+        failure: snapshot.failure.as_ref().map(ToString::to_string),
     }
 }
