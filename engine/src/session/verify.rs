@@ -23,6 +23,7 @@ use super::options::Clock;
 use super::report::Published;
 use super::{GateState, KEPT_POLICY_FAILURES, Session};
 use crate::cancel::CancelToken;
+use crate::policy::PolicyFailure;
 use crate::state::{self, BranchEntry, StateEntry};
 use crate::status::AnalyzerStatus;
 use crate::text::escape;
@@ -253,10 +254,10 @@ impl GateState {
     }
 
     /// Keeps a wave's policy run failures for the status: a repeated failure moves to the end.
-    fn fold_policy_failures(&mut self, failures: &[String]) {
-        for failure in failures {
-            self.policy_failures.retain(|kept| kept != failure);
-            self.policy_failures.push(failure.clone());
+    fn fold_policy_failures(&mut self, failures: &[PolicyFailure]) {
+        for failure in failures.iter().map(ToString::to_string) {
+            self.policy_failures.retain(|kept| *kept != failure);
+            self.policy_failures.push(failure);
         }
         let excess = self
             .policy_failures

@@ -70,7 +70,7 @@ pub(super) async fn finish<W: SnapshotSource>(
         policy_failures: analysis
             .runs
             .iter()
-            .flat_map(|r| r.policies.failures.iter().map(ToString::to_string))
+            .flat_map(|r| r.policies.failures.iter().cloned())
             .collect(),
         diagnostics: delivery.diagnostics,
         delivered: delivery.delivered,

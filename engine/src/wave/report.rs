@@ -5,6 +5,7 @@
 use super::snapshots::SnapshotScope;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::blocking::TaskFailed;
+use crate::policy::PolicyFailure;
 use crate::workspace::ChangeSet;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -189,8 +190,10 @@ pub struct WaveReport {
     pub revision: u64,
     /// Analyzer runs (at most one per key).
     pub scans: Vec<ScanStats>,
-    /// Policy failures, as text.
-    pub policy_failures: Vec<String>,
+    /// Policies that failed in this wave: which policy, its file and function, and why.
+    /// Serialized as their text.
+    #[serde(serialize_with = "serialize_as_text")]
+    pub policy_failures: Vec<PolicyFailure>,
     /// Current diagnostics of the analyzed files.
     pub diagnostics: usize,
     /// Diagnostics shown to the model in this wave.
@@ -272,6 +275,13 @@ impl WaveStatus {
 }
 
 /// `null`, `{"paths": [...]}` or `{"unknown": "<reason>"}`.
+fn serialize_as_text<S: serde::Serializer, T: std::fmt::Display>(
+    items: &[T],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(items.iter().map(ToString::to_string))
+}
+
 fn serialize_changes<S: serde::Serializer>(
     changes: &Option<ChangeSet>,
     serializer: S,
