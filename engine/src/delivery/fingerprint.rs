@@ -97,33 +97,13 @@ impl<'a> FindingIndex<'a> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     //! Fingerprints: every identifying field counts, and the finding index keys a diagnostic by
     //! its matched text when it sits on a finding.
 
     use super::*;
     use crate::analysis::{Finding, Position, Severity, SourceRange};
-
-    /// A warning of rule `r` by `policy` on `path:line:1-4` saying `message`.
-    pub(in crate::delivery) fn diagnostic(
-        policy: &str,
-        path: &str,
-        line: usize,
-        message: &str,
-    ) -> PolicyDiagnostic {
-        PolicyDiagnostic {
-            path: path.into(),
-            line,
-            column: 1,
-            end_line: line,
-            end_column: 4,
-            rule: "r".into(),
-            policy: policy.into(),
-            severity: Severity::Warning,
-            message: message.into(),
-            guidance: "g".into(),
-        }
-    }
+    use crate::delivery::test_support::diagnostic;
 
     #[test]
     fn fingerprints_change_with_every_identifying_field() {

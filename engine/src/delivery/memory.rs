@@ -154,7 +154,7 @@ mod tests {
     //! results never resolving anything, unrelated files untouched.
 
     use super::*;
-    use crate::delivery::fingerprint::tests::diagnostic;
+    use crate::delivery::test_support::diagnostic;
 
     fn keyed(policy: &str, path: &str, line: usize, text: &str) -> KeyedDiagnostic {
         let d = diagnostic(policy, path, line, "m");

@@ -12,6 +12,8 @@
 pub mod fingerprint;
 pub mod memory;
 pub mod render;
+#[cfg(test)]
+mod test_support;
 
 pub use fingerprint::{FindingIndex, Fingerprint, KeyedDiagnostic};
 pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};

@@ -4,6 +4,9 @@
 
 use serde::Deserialize;
 
+/// The directory under a config root that holds policy fixtures.
+pub const FIXTURE_DIR: &str = "policies/tests";
+
 /// One fixture file.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]

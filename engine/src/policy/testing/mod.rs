@@ -6,10 +6,7 @@ pub mod fixture;
 pub mod render;
 pub mod runner;
 
-pub use fixture::{ExpectedDiagnostic, FixtureCase, FixtureFile, SourceFile};
+pub use fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, SourceFile};
 pub use runner::{
     CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport, run_fixtures,
 };
-
-/// The directory under a config root that holds policy fixtures.
-pub const FIXTURE_DIR: &str = "policies/tests";

@@ -2,8 +2,7 @@
 //! [`FixtureAnalyzer`]) and the policy under test, compared with the expectations and with the
 //! snapshot of rendered results.
 
-use super::FIXTURE_DIR;
-use super::fixture::{ExpectedDiagnostic, FixtureCase, FixtureFile};
+use super::fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile};
 use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
 use crate::cancel::CancelToken;
