@@ -4,13 +4,16 @@
 
 use super::options::SessionOptions;
 use super::verify::Verifier;
-use super::{GateState, Session};
-use crate::analysis::{Analyzer, RuleError, ScanLimits, rules::load_source};
+use super::{GateState, IdleReason, Session, SessionState};
+use crate::analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits, rules::load_source};
 use crate::config::ConfigSource;
 use crate::policy::PolicyRegistry;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
-use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveCoordinator};
+use crate::wave::{
+    AnalysisCoordinator, AnalysisSetupError, GitWorkspace, WaveAnalyzer, WaveCoordinator, WaveError,
+};
+use crate::workspace::WorkspaceError;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -32,13 +35,13 @@ impl Session {
             &registry,
         );
         let mut rule_problems = Vec::new();
-        let (coordinator, idle_reason) = if registry.is_active() {
+        let session_state = if registry.is_active() {
             match start_coordinator(&options, &registry, &mut rule_problems) {
-                Ok(coordinator) => (Some(coordinator), None),
-                Err(reason) => (None, Some(reason)),
+                Ok(coordinator) => SessionState::Running(coordinator),
+                Err(error) => SessionState::Idle(IdleReason::SetupFailed(error)),
             }
         } else {
-            (None, Some("no config root was loaded".to_owned()))
+            SessionState::Idle(IdleReason::NoConfigRoot)
         };
         let state = GateState {
             gate,
@@ -50,15 +53,14 @@ impl Session {
         let verifier = Verifier::start(
             options.cwd.clone(),
             Arc::clone(&options.clock),
-            coordinator.clone(),
+            session_state.coordinator().cloned(),
             state,
         );
         Session {
             config_status: ConfigStatus::of(&registry),
             registry,
             rule_problems,
-            idle_reason,
-            coordinator,
+            state: session_state,
             verifier,
             options,
         }
@@ -69,7 +71,7 @@ fn start_coordinator(
     options: &SessionOptions,
     registry: &PolicyRegistry,
     rule_problems: &mut Vec<RuleError>,
-) -> Result<WaveCoordinator, String> {
+) -> Result<WaveCoordinator, SessionSetupError> {
     let source = ConfigSource::Root(options.config_root.clone());
     let (rules, problems) = load_source(&source);
     *rule_problems = problems;
@@ -78,12 +80,31 @@ fn start_coordinator(
         rules,
         ScanLimits::default(),
         ANALYSIS_THREADS,
-    )
-    .map_err(|error| error.to_string())?;
+    )?;
     let analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(analyzer)];
-    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(registry.clone()))
-        .map_err(|error| error.to_string())?;
-    let workspace = GitWorkspace::probe(&options.cwd).map_err(|error| error.to_string())?;
-    WaveCoordinator::new(options.wave.clone(), workspace, analysis)
-        .map_err(|error| error.to_string())
+    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(registry.clone()))?;
+    let workspace = GitWorkspace::probe(&options.cwd)?;
+    Ok(WaveCoordinator::new(
+        options.wave.clone(),
+        workspace,
+        analysis,
+    )?)
+}
+
+/// Why a session's wave coordinator could not be set up (the session then runs idle and says
+/// why in its status).
+#[derive(Debug, thiserror::Error)]
+pub enum SessionSetupError {
+    /// The ast-grep analyzer did not build.
+    #[error(transparent)]
+    Analyzer(#[from] AnalyzerError),
+    /// The analysis coordinator rejected its analyzers or policies.
+    #[error(transparent)]
+    Analysis(#[from] AnalysisSetupError),
+    /// The session's directory could not be read as a workspace.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// The wave coordinator did not start.
+    #[error(transparent)]
+    Coordinator(#[from] WaveError),
 }

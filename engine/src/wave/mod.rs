@@ -34,9 +34,7 @@ pub use analysis::{
 };
 pub use config::WaveConfig;
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
-pub use event::{
-    AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
-};
+pub use event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolResult};
 pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use snapshots::{GitWorkspace, SnapshotScope, SnapshotSource};
 pub use status::{
