@@ -9,9 +9,7 @@ use crate::support::{ConfigRoot, write};
 use pi_native_hooks::session::{Session, SessionOptions, footer, render_status};
 use pi_native_hooks::state::{BranchEntry, StateEntry};
 use pi_native_hooks::verification::{RequirementState, Timestamp};
-use pi_native_hooks::wave::{
-    AssistantMessage, ExecutionMode, ToolCallInfo, ToolResult,
-};
+use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResult};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -89,11 +87,7 @@ fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
 /// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
 /// effects, then each result (in reverse order) and its end. Returns the block appended to each
 /// call's result, if any.
-async fn wave(
-    session: &Session,
-    calls: &[Call],
-    effect: impl FnOnce(),
-) -> Vec<Option<String>> {
+async fn wave(session: &Session, calls: &[Call], effect: impl FnOnce()) -> Vec<Option<String>> {
     let infos: Vec<ToolCallInfo> = calls
         .iter()
         .map(|c| ToolCallInfo::new(c.id, c.tool, c.input.clone()))
