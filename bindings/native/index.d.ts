@@ -346,7 +346,7 @@ export interface RequirementStatus {
   lastRejection?: Rejection
   /** Why it is unknown, when it is. */
   unknownReason?: string
-  /** Why no loaded policy backs it any more, when that is so. */
+  /** Why no loaded policy backs it now, when that is so. */
   detached?: string
 }
 

@@ -336,7 +336,7 @@ pub struct RequirementStatus {
     pub last_rejection: Option<Rejection>,
     /// Why it is unknown, when it is.
     pub unknown_reason: Option<String>,
-    /// Why no loaded policy backs it any more, when that is so.
+    /// Why no loaded policy backs it now, when that is so.
     pub detached: Option<String>,
 }
 
