@@ -23,7 +23,7 @@ use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::setup::LoadedConfig;
 use pi_native_hooks::wave::{
     AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
-    SnapshotScope, ToolCallInfo, ToolResultEvent, WaveConfig, WaveCoordinator,
+    SnapshotScope, ToolCallInfo, ToolResult, WaveConfig, WaveCoordinator,
 };
 use pi_native_hooks::workspace;
 use pi_native_hooks_benches::{
@@ -248,24 +248,20 @@ async fn wave(coordinator: &WaveCoordinator, root: &Path, tool: &str, n: usize) 
     } else {
         json!({ "command": "codegen" })
     };
-    let call = ToolCallInfo::new(&id, tool, input.clone());
+    let call = ToolCallInfo::new(&id, tool, input);
     coordinator.assistant_message(AssistantMessage {
         calls: vec![call.clone()],
         mode: ExecutionMode::Parallel,
     });
     coordinator.tool_execution_start(call.clone());
-    coordinator.tool_call(call).await;
+    coordinator.tool_call(call.clone()).await;
     write(root, TARGET, CONTENTS[n % 2]);
-    let event = ToolResultEvent {
-        id: id.clone(),
-        name: tool.to_owned(),
-        input,
-        content: vec![json!({ "type": "text", "text": "ok" })],
-        details: None,
-        structured_content: None,
+    let result = ToolResult {
+        call,
         is_error: false,
+        exit_code: None,
     };
-    let decision = coordinator.tool_result(&event).await;
+    let decision = coordinator.tool_result(&result).await;
     coordinator.tool_execution_end(&id);
     decision
 }

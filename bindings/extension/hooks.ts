@@ -1,9 +1,10 @@
 // The pi-native-hooks extension: a thin adapter that forwards Pi's events to the engine's
 // session and applies its decisions. Every handler is guarded: a failure is reported through
 // ctx.ui.notify and the footer, and never blocks or changes a tool result.
-import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { type HookSession, type PersistedEntry, addonProblem, native } from "./native.ts";
+import { type HookSession, type PersistedEntry, addonProblem, native, unwrap } from "./native.ts";
+import { resultPatch } from "./patch.ts";
 
 /** The `customType` of the gate's continuation message. */
 export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
@@ -32,8 +33,9 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     };
     const showFooter = (ctx: ExtensionContext) => {
       if (!session) return;
-      const degraded = failed && !session.footer().includes("degraded") ? " · degraded (handler error)" : "";
-      ctx.ui.setStatus(STATUS_KEY, session.footer() + degraded);
+      const footer = session.footer();
+      const degraded = failed && !footer.degraded ? " · degraded (handler error)" : "";
+      ctx.ui.setStatus(STATUS_KEY, footer.text + degraded);
     };
     /** Runs a handler body; on failure reports it and returns undefined (the result stays intact). */
     const guard = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
@@ -47,11 +49,12 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       }
     };
     const notStarted = () => (native ? "pi-native-hooks has not started" : `pi-native-hooks is inactive: ${addonProblem}`);
+    const isCustom = (entry: SessionEntry): entry is CustomEntry => entry.type === "custom";
     const branchEntries = (ctx: ExtensionContext) =>
       ctx.sessionManager
         .getBranch()
-        // ast-grep-ignore: typescript-no-explicit-any-ts -- only custom entries are read, by their `type` tag
-        .flatMap((entry: any) => (entry.type === "custom" ? [{ id: entry.id, customType: entry.customType, data: entry.data ?? null }] : []));
+        .filter(isCustom)
+        .map((entry) => ({ id: entry.id, customType: entry.customType, data: entry.data ?? null }));
     const restore = async (ctx: ExtensionContext) => {
       if (!session) return;
       const restored = await session.restore(branchEntries(ctx));
@@ -65,12 +68,14 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         session?.shutdown();
         // Without the addon the extension stays inactive and says why, once per session.
         if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
-        session = await native.openSession({
+        session = unwrap(
+          await native.openSession({
           cwd: ctx.cwd,
           configRoot: options.configRoot,
           continuationCap: options.continuationCap,
-          waveTimeoutMs: options.waveTimeoutMs,
-        });
+            waveTimeoutMs: options.waveTimeoutMs,
+          }),
+        );
         await restore(ctx);
       }),
     );
@@ -93,25 +98,26 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.on("message_end", (event, ctx) =>
       guard(ctx, "message_end", () => {
         if (event.message.role !== "assistant") return;
-        // ast-grep-ignore: typescript-no-explicit-any-ts -- content blocks go to the engine as they are; only `type` is read
-        const calls = (event.message.content as any[]).filter((block) => block.type === "toolCall");
-        if (calls.length > 0) session?.assistantMessage(calls, false);
+        const calls = event.message.content.flatMap((block) =>
+          block.type === "toolCall" ? [{ id: block.id, name: block.name, input: block.arguments }] : [],
+        );
+        if (calls.length > 0) session?.assistantMessage(calls, "parallel");
       }),
     );
     pi.on("tool_execution_start", (event, ctx) =>
-      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart(event.toolCallId, event.toolName, event.args)),
+      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart({ id: event.toolCallId, name: event.toolName, input: event.args })),
     );
     pi.on("tool_call", async (event, ctx) => {
-      await guard(ctx, "tool_call", () => session?.toolCall(event.toolCallId, event.toolName, event.input));
+      await guard(ctx, "tool_call", () => session?.toolCall({ id: event.toolCallId, name: event.toolName, input: event.input }));
       return undefined; // never blocks a call
     });
     pi.on("tool_result", (event, ctx) =>
       guard(ctx, "tool_result", async () => {
         if (!session) return undefined;
-        const patch = await session.toolResult(event);
+        const decision = await session.toolResult(event);
         persist(session.takeStateEntries());
         showFooter(ctx);
-        return patch ?? undefined;
+        return resultPatch(event, decision);
       }),
     );
     pi.on("tool_execution_end", (event, ctx) => guard(ctx, "tool_execution_end", () => session?.toolExecutionEnd(event.toolCallId)));
@@ -133,8 +139,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     // Only the newest gate message stays in the model's copy of the conversation.
     pi.on("context", (event, ctx) =>
       guard(ctx, "context", () => {
-        // ast-grep-ignore: typescript-no-explicit-any-ts -- custom messages are told apart by `role` and `customType`
-        const gates = event.messages.flatMap((message: any, index) =>
+        const gates = event.messages.flatMap((message, index) =>
           message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
         );
         if (gates.length < 2) return undefined;
@@ -179,12 +184,12 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         await guard(ctx, "/hooks-init", async () => {
           if (!session) return ctx.ui.notify(notStarted(), "info");
           const plan = await session.initPlan();
-          const missing = plan.filter((line) => line.startsWith("would create"));
-          ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.join("\n")}`, "info");
+          const missing = plan.entries.filter((entry) => !entry.exists);
+          ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.entries.map((entry) => entry.line).join("\n")}`, "info");
           if (missing.length === 0) return ctx.ui.notify("Nothing to create: every entry exists.", "info");
           if (!ctx.hasUI) return ctx.ui.notify("No interactive UI: nothing was written. Run `pi-native-hooks init` in a terminal.", "info");
           if (!(await ctx.ui.confirm("Create the pi-native-hooks config?", `${missing.length} entries under ${session.configRoot}`))) return;
-          const created = await session.initApply();
+          const created = unwrap(await session.initApply());
           ctx.ui.notify(`Created ${created.length} entries under ${session.configRoot}. Run /reload to activate them.`, "info");
         });
       },

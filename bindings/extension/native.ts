@@ -12,3 +12,29 @@ export const native: typeof Native | undefined = loaded.addon;
 export const addonProblem: string | undefined = loaded.problem;
 export type HookSession = Native.HookSession;
 export type PersistedEntry = Native.PersistedEntry;
+export type BindingError = Native.BindingError;
+export type ResultDecision = Native.ResultDecision;
+
+/** An engine error as a JS error: `code` is the `PNH_*` code, the message starts with it. */
+export class HooksError extends Error {
+  readonly code: Native.ErrorCode;
+  constructor(error: BindingError) {
+    super(`${error.code}: ${error.message}`);
+    this.name = "HooksError";
+    this.code = error.code;
+  }
+}
+
+/** True for an engine error returned as data (a plain object with a `PNH_*` code). */
+export const isBindingError = (value: unknown): value is BindingError =>
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  typeof (value as { code?: unknown }).code === "string" &&
+  (value as { code: string }).code.startsWith("PNH_");
+
+/** The value, or throws the engine error it is as a {@link HooksError}. */
+export const unwrap = <T>(value: T | BindingError): T => {
+  if (isBindingError(value)) throw new HooksError(value);
+  return value;
+};

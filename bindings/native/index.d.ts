@@ -22,21 +22,17 @@ export declare class HookSession {
   turnStart(turn: number): void
   /** `turn_end`. */
   turnEnd(): void
-  /**
-   * An assistant `message_end`: its tool call blocks in source order, and whether Pi runs
-   * them one at a time (`sequential`) or concurrently (`parallel`).
-   */
-  assistantMessage(toolCalls: Array<any>, sequential: boolean): void
+  /** An assistant `message_end`: its tool calls in source order, and how Pi runs them. */
+  assistantMessage(calls: Array<ToolCall>, mode: ExecutionMode): void
   /** `tool_execution_start`. */
-  toolExecutionStart(id: string, name: string, input?: any | undefined | null): void
+  toolExecutionStart(call: ToolCall): void
   /** `tool_call`: resolves once the wave's baseline snapshot is taken (bounded by the timeout). */
-  toolCall(id: string, name: string, input?: any | undefined | null): Promise<void>
+  toolCall(call: ToolCall): Promise<void>
   /**
-   * `tool_result`: resolves, once the call's wave is analyzed (bounded), to the patch for the
-   * carrier — `{ content, details, structuredContent, isError }` with the block appended and
-   * everything else unchanged — or `null` to leave the result alone.
+   * `tool_result`: resolves, once the call's wave is analyzed (bounded), to whether a block is
+   * appended to this result.
    */
-  toolResult(event: any): Promise<any | null>
+  toolResult(event: ToolResultEvent): Promise<ResultDecision>
   /** `tool_execution_end`. */
   toolExecutionEnd(id: string): void
   /** `agent_before_settle`: refreshes the workspace and decides whether the agent may stop. */
@@ -48,29 +44,59 @@ export declare class HookSession {
    * engine feeds waves to the gate in `toolResult` and in the background.
    */
   takeStateEntries(): Array<PersistedEntry>
-  /** The status model behind `/hooks-status`, as a plain object (as last published). */
-  status(): any
+  /** The status model behind `/hooks-status` (as last published). */
+  status(): SessionStatus
   /** The status as `/hooks-status` prints it (as last published, escaped). */
   statusText(): string
-  /** The compact footer line (as last published). */
-  footer(): string
+  /** The footer (as last published): its line and the data behind it. */
+  footer(): Footer
   /**
    * The `/hooks-doctor` text: config root, trust checks, policy load results, analyzer
    * health.
    */
   doctor(): Promise<string>
   /**
-   * Every entry `/hooks-init` would create under the config root (`would create: …` or
-   * `exists (kept): …`). Async: it looks at the file system.
+   * Every entry `/hooks-init` would create under the config root, and which exist already.
+   * Async: it looks at the file system.
    */
-  initPlan(): Promise<Array<string>>
+  initPlan(): Promise<InitPlan>
   /**
    * Creates the missing entries of the config root (never overwrites; on failure removes what
-   * it created). Resolves to the created paths.
+   * it created). Resolves to the created paths, or to a [`BindingError`]
+   * (`PNH_INIT_FAILED`).
    */
-  initApply(): Promise<Array<string>>
+  initApply(): Promise<Array<string> | BindingError>
   /** `session_shutdown`: releases every waiting handler unchanged and ignores later events. */
   shutdown(): void
+}
+
+/** One analyzer's timing and health. */
+export interface AnalyzerStatus {
+  /** The analyzer key, e.g. `ast-grep:personal`. */
+  key: string
+  /** Waves it ran in. */
+  runs: number
+  /** Its last run's duration, in microseconds. */
+  lastDurationMicros?: number
+  /** The sum of its runs' durations, in microseconds. */
+  totalDurationMicros: number
+  /** The last run's failure, if it failed. */
+  lastError?: string
+  /** The files its last run could not analyze, by name and reason. */
+  notAnalyzed: Array<NotAnalyzedFile>
+  /** Further files it could not analyze, not named. */
+  moreNotAnalyzed: number
+}
+
+/**
+ * An engine error returned as data: the extension turns it into a JS `Error` whose `code` is
+ * [`ErrorCode`] (napi-rs gives a rejected promise no custom code).
+ */
+export interface BindingError {
+  /** What went wrong. */
+  code: ErrorCode
+  /** What happened and what to do, control characters escaped (the extension shows it). */
+  message: string
 }
 
 /** One `custom` entry of the current branch (`ctx.sessionManager.getBranch()`). */
@@ -79,22 +105,249 @@ export interface BranchEntry {
   id: string
   /** Its `customType`. */
   customType: string
-  /** Its `data`. */
-  data: any
+  /** Its `data`, as Pi stored it. */
+  data: unknown
+}
+
+/** Where the configuration came from. */
+export type ConfigSource = 'active' | 'builtin' | 'absent' | 'untrusted'
+
+/** The configuration part of the status. */
+export interface ConfigStatus {
+  /** Where the policies came from. */
+  source: ConfigSource
+  /** The config root (absent for the built-in pack). */
+  root?: string
+  /** The failed trust check, for an untrusted root. */
+  trustError?: string
+  /** What to do when nothing is loaded. */
+  guidance?: string
+  /** The digest of the loaded policy files. */
+  registryDigest: string
+  /** The loaded policies. */
+  policies: Array<PolicyStatus>
+  /** The files that failed to load. */
+  loadErrors: Array<PolicyLoadError>
+}
+
+/** What went wrong, as the JS error's `code`. */
+export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED'
+
+/** A counted success of the exact command. */
+export interface Evidence {
+  /** The call that ran it. */
+  toolCallId: string
+  /** The command. */
+  command: string
+  /** The project it ran for. */
+  project: ProjectIdentity
+  /** The registry digest it ran under. */
+  registryDigest: string
+  /** The revision it satisfied. */
+  requiredRevision: number
+  /** The workspace revision when it started. */
+  startedAtRevision: number
+  /** When it was recorded (ms since the Unix epoch). */
+  at: number
+}
+
+/** How Pi runs the tool calls of one assistant message. */
+export type ExecutionMode = 'parallel' | 'sequential'
+
+/** A counted failure of the exact command. */
+export interface FailedRun {
+  /** The call that ran it. */
+  toolCallId: string
+  /** The revision it was required at. */
+  requiredRevision: number
+  /** Its exit code, when reported. */
+  exitCode?: number
+  /** Whether the tool reported an error. */
+  isError: boolean
+  /** When it was recorded (ms since the Unix epoch). */
+  at: number
+}
+
+/** The footer (`ctx.ui.setStatus`): its line and the data behind it. */
+export interface Footer {
+  /** The line to show. */
+  text: string
+  /** True when a config root was loaded. */
+  active: boolean
+  /** Diagnostics delivered so far. */
+  delivered: number
+  /** Requirements that passed. */
+  passed: number
+  /** Armed requirements neither passed nor waived. */
+  pending: number
+  /** Requirements currently waived. */
+  waived: number
+  /** The gate stopped forcing. */
+  exhausted: boolean
+  /** Something failed to load or run; the line already says so. */
+  degraded: boolean
+}
+
+/** The continuation cap. */
+export interface GateStatus {
+  /** Continuations allowed without progress. */
+  continuationCap: number
+  /** Continuations sent for the current outstanding set. */
+  continuationsWithoutProgress: number
+  /** The gate stopped forcing; outstanding checks stay pending. */
+  exhausted: boolean
+}
+
+/** The engine's part of the status. */
+export interface HooksStatus {
+  /** The configuration and policies. */
+  config: ConfigStatus
+  /** The verification gate. */
+  verification: VerificationStatus
+  /** Each analyzer's timing and health. */
+  analyzers: Array<AnalyzerStatus>
+  /** Waves the coordinator gave up on or could not snapshot. */
+  coordinatorFailures: Array<string>
+  /** Skipped state entries from the last restore. */
+  stateWarnings: Array<string>
+}
+
+/** What `/hooks-init` would do under the config root. */
+export interface InitPlan {
+  /** The config root. */
+  root: string
+  /** Every entry, in creation order. */
+  entries: Array<InitPlanEntry>
+}
+
+/** One entry of the plan. */
+export interface InitPlanEntry {
+  /** Its path. */
+  path: string
+  /** Directory or file. */
+  kind: InitPlanEntryKind
+  /** True when it exists already (it is kept, never overwritten). */
+  exists: boolean
+  /** The entry as the dry run shows it (`would create: …` or `exists (kept): …`), escaped. */
+  line: string
+}
+
+/** Whether an init entry is a directory or a file. */
+export type InitPlanEntryKind = 'directory' | 'file'
+
+/** A policy that matched the project. */
+export interface MatchedProject {
+  /** The policy id. */
+  policy: string
+  /** The project it matched. */
+  project: ProjectIdentity
+}
+
+/** A file an analyzer could not analyze. */
+export interface NotAnalyzedFile {
+  /** The repository-relative path. */
+  path: string
+  /** Why, as the status shows it. */
+  reason: string
 }
 
 /**
  * Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
  * checks); an absent root gives an inactive session whose status explains `/hooks-init`.
+ * Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
  */
-export declare function openSession(options: SessionOptions): Promise<HookSession>
+export declare function openSession(options: SessionOptions): Promise<HookSession | BindingError>
 
 /** One entry to persist with `pi.appendEntry(customType, data)`. */
 export interface PersistedEntry {
   /** The entry's `customType`. */
   customType: string
-  /** The entry's `data`. */
-  data: any
+  /** The entry's `data` (a versioned JSON record). */
+  data: unknown
+}
+
+/** A policy's kind. */
+export type PolicyKind = 'diagnostic' | 'verification'
+
+/** A policy file that did not load. */
+export interface PolicyLoadError {
+  /** The file. */
+  path: string
+  /** What is wrong. */
+  message: string
+  /** The policy id it had before, when a reload degraded it. */
+  degradedFrom?: string
+}
+
+/** One loaded policy. */
+export interface PolicyStatus {
+  /** Its id. */
+  id: string
+  /** Its kind. */
+  kind: PolicyKind
+  /** Its file. */
+  path: string
+  /** The SHA-256 of its file, as the registry digest computes it. */
+  digest: string
+}
+
+/** A project as a verification policy identifies it. */
+export interface ProjectIdentity {
+  /** Its root directory. */
+  root: string
+  /** The manifest that names it (e.g. `package.json`). */
+  manifest: string
+  /** Its name in that manifest. */
+  name: string
+}
+
+/** A run of the exact command that did not count. */
+export interface Rejection {
+  /** The call that ran it. */
+  toolCallId: string
+  /** The workspace revision it ran at. */
+  revision: number
+  /** Why it did not count. */
+  reason: string
+  /** When it was recorded (ms since the Unix epoch). */
+  at: number
+}
+
+/** Which requirement: a policy's requirement id. */
+export interface RequirementKey {
+  /** The policy id. */
+  policy: string
+  /** The requirement id within it. */
+  id: string
+}
+
+/** Where a requirement stands. */
+export type RequirementState = 'inactive' | 'notRun' | 'passed' | 'failed' | 'stale' | 'waived' | 'unknown'
+
+/** One requirement. */
+export interface RequirementStatus {
+  /** Which requirement. */
+  key: RequirementKey
+  /** Its project. */
+  project: ProjectIdentity
+  /** The exact command. */
+  command: string
+  /** Its state. */
+  state: RequirementState
+  /** The revision the command must run at or after. */
+  requiredRevision?: number
+  /** The last counted success (possibly for an older revision). */
+  lastSuccess?: Evidence
+  /** The waiver covering it now. */
+  waiver?: WaiverStatus
+  /** The last counted failure. */
+  lastFailure?: FailedRun
+  /** The last run of the exact command that did not count. */
+  lastRejection?: Rejection
+  /** Why it is unknown, when it is. */
+  unknownReason?: string
+  /** Why no loaded policy backs it now, when that is so. */
+  detached?: string
 }
 
 /** What restoring a branch did. */
@@ -105,6 +358,16 @@ export interface RestoreResult {
   warnings: Array<string>
   /** Entries to append. */
   entries: Array<PersistedEntry>
+}
+
+/**
+ * What a `tool_result` handler does with its result. The extension builds Pi's patch from it:
+ * the original content plus one text block, with `details`, `structuredContent` and `isError`
+ * passed through.
+ */
+export interface ResultDecision {
+  /** The text block to append; absent to leave the result unchanged. */
+  append?: string
 }
 
 /**
@@ -129,6 +392,25 @@ export interface SessionOptions {
   waveTimeoutMs?: number
 }
 
+/** Everything `/hooks-status` shows. */
+export interface SessionStatus {
+  /** True when a config root was loaded. */
+  active: boolean
+  /** What to do when the hooks are inactive or idle. */
+  guidance?: string
+  /** Config, policies, verification, analyzers, coordinator failures, state warnings. */
+  hooks: HooksStatus
+  /** Rule files that did not load. */
+  ruleProblems: Array<string>
+  /**
+   * Policies that failed while running, each naming its file and the reason; most recent
+   * last.
+   */
+  policyFailures: Array<string>
+  /** Wave totals; `totals.scans` counts analyzer runs. */
+  totals: WaveTotals
+}
+
 /** What `agent_before_settle` should do. */
 export interface SettleResult {
   /**
@@ -142,6 +424,52 @@ export interface SettleResult {
   entries: Array<PersistedEntry>
 }
 
+/**
+ * One tool call: from an assistant message's `toolCall` block (`arguments`), or named by
+ * `tool_execution_start` (`args`) or `tool_call` (`input`).
+ */
+export interface ToolCall {
+  /** The tool call id. */
+  id: string
+  /** The tool's name. */
+  name: string
+  /** The call's arguments. */
+  input?: Record<string, unknown>
+}
+
+/**
+ * The fields of Pi's `tool_result` event the hooks read (Pi's event object is passed as it is;
+ * its content stays in JS, where the patch is built).
+ */
+export interface ToolResultEvent {
+  /** The call's id. */
+  toolCallId: string
+  /** The tool's name. */
+  toolName: string
+  /** The call's arguments. */
+  input?: Record<string, unknown>
+  /** Whether the tool reported an error. */
+  isError: boolean
+  /** The tool's machine-readable result; `bash` reports its `exit_code` here. */
+  structuredContent?: unknown
+}
+
+/** The verification part of the status. */
+export interface VerificationStatus {
+  /** The project root (git root), when the session is in a git worktree. */
+  projectRoot?: string
+  /** The policies that matched the project. */
+  projects: Array<MatchedProject>
+  /** Why a policy could not be matched. */
+  projectProblems: Array<string>
+  /** The workspace. */
+  workspace: WorkspaceStatus
+  /** Every tracked requirement. */
+  requirements: Array<RequirementStatus>
+  /** The continuation cap. */
+  gate: GateStatus
+}
+
 /** What the waiver tool returns. */
 export interface WaiverResult {
   /** True when a waiver was recorded. */
@@ -150,4 +478,42 @@ export interface WaiverResult {
   message: string
   /** Entries to append. */
   entries: Array<PersistedEntry>
+}
+
+/** A waiver covering a requirement. */
+export interface WaiverStatus {
+  /** The waiver tool call. */
+  toolCallId: string
+  /** The agent's reason. */
+  reason: string
+  /** When it was recorded (ms since the Unix epoch). */
+  at: number
+}
+
+/** Wave totals. */
+export interface WaveTotals {
+  /** Waves finished. */
+  waves: number
+  /** Of which mutating. */
+  mutatingWaves: number
+  /** Analyzer runs. */
+  scans: number
+  /** Files parsed. */
+  filesParsed: number
+  /** Files served from the content cache. */
+  filesCached: number
+  /** Diagnostics delivered. */
+  delivered: number
+  /** Coordinator failures. */
+  coordinatorFailures: number
+}
+
+/** The workspace as the gate last recorded it. */
+export interface WorkspaceStatus {
+  /** The branch's workspace revision. */
+  revision: number
+  /** The fingerprint of the last full snapshot, when the record is exact. */
+  fingerprint?: string
+  /** Why the workspace state is unknown, when it is. */
+  unknown?: string
 }

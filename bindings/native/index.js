@@ -836,5 +836,11 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.HookSession = nativeBinding.HookSession
+module.exports.ConfigSource = nativeBinding.ConfigSource
+module.exports.ErrorCode = nativeBinding.ErrorCode
+module.exports.ExecutionMode = nativeBinding.ExecutionMode
+module.exports.InitPlanEntryKind = nativeBinding.InitPlanEntryKind
 module.exports.openSession = nativeBinding.openSession
+module.exports.PolicyKind = nativeBinding.PolicyKind
+module.exports.RequirementState = nativeBinding.RequirementState
 module.exports.runCli = nativeBinding.runCli

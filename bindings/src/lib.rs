@@ -3,11 +3,12 @@
 //! One bound type per file: [`HookSession`](session::HookSession) wraps the engine's
 //! [`Session`](pi_native_hooks::session::Session) (one per Pi session), [`open_session`] creates
 //! it, [`run_cli`] runs the `pi-native-hooks` command line for the npm package's `bin`, and
-//! `types` holds the plain objects crossing the boundary. Every method only translates: the logic
-//! lives in the engine, where it is tested. Engine errors become JS errors with a code.
+//! `types/` holds the plain objects crossing the boundary (one per file): Pi's events converted
+//! into engine types, the engine's decisions, status, footer and init plan as typed data. Every
+//! method only translates: the logic lives in the engine, where it is tested. Engine errors come
+//! back as `BindingError` data, which the extension throws as JS errors with `code` set.
 
 mod cli;
-mod error;
 mod open;
 mod session;
 mod types;

@@ -1,9 +1,9 @@
 //! Opening a session: resolves the config root (explicit, or from the OS user record) and loads
 //! it on napi's async runtime, off the JS thread.
 
-use crate::error::js_error;
 use crate::session::HookSession;
-use crate::types::SessionOptions;
+use crate::types::{BindingError, ErrorCode, SessionOptions};
+use napi::Either;
 use napi_derive::napi;
 use pi_native_hooks::config::root::personal_root;
 use pi_native_hooks::session::{Session, SessionOptions as EngineOptions};
@@ -13,11 +13,15 @@ use std::time::Duration;
 
 /// Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
 /// checks); an absent root gives an inactive session whose status explains `/hooks-init`.
+/// Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
 #[napi]
-pub async fn open_session(options: SessionOptions) -> napi::Result<HookSession> {
+pub async fn open_session(options: SessionOptions) -> Either<HookSession, BindingError> {
     let root = match options.config_root {
         Some(root) => PathBuf::from(root),
-        None => personal_root().map_err(|error| js_error("PNH_CONFIG_ROOT", error))?,
+        None => match personal_root() {
+            Ok(root) => root,
+            Err(error) => return Either::B(BindingError::new(ErrorCode::ConfigRoot, error)),
+        },
     };
     let mut engine = EngineOptions::new(&options.cwd, root);
     if let Some(cap) = options.continuation_cap {
@@ -26,5 +30,5 @@ pub async fn open_session(options: SessionOptions) -> napi::Result<HookSession> 
     if let Some(millis) = options.wave_timeout_ms {
         engine.wave.timeout = Duration::from_millis(u64::from(millis));
     }
-    Ok(HookSession::new(Arc::new(Session::open(engine))))
+    Either::A(HookSession::new(Arc::new(Session::open(engine))))
 }

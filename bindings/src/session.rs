@@ -3,28 +3,18 @@
 //! synchronous ones only queue events or read the state the engine last published: none of them
 //! runs policy code, touches the disk or waits on a lock a policy run may hold.
 
-use crate::error::{invalid_event, js_error};
 use crate::types::{
-    BranchEntry, PersistedEntry, RestoreResult, SettleResult, WaiverResult, entries,
+    BindingError, BranchEntry, ErrorCode, ExecutionMode, Footer, InitPlan, PersistedEntry,
+    RestoreResult, ResultDecision, SessionStatus, SettleResult, ToolCall, ToolResultEvent,
+    WaiverResult, entries,
 };
+use napi::Either;
 use napi_derive::napi;
-use pi_native_hooks::policy::init::InitPlan;
-use pi_native_hooks::session::{Session, footer, render_status};
+use pi_native_hooks::policy::init;
+use pi_native_hooks::session::{Session, render_status};
 use pi_native_hooks::state;
-use pi_native_hooks::text::escape;
-use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResultEvent};
-use serde::Deserialize;
+use pi_native_hooks::wave::AssistantMessage;
 use std::sync::Arc;
-
-/// A tool call block of an assistant message, as Pi lists it (`{ type: "toolCall", id, name,
-/// arguments }`).
-#[derive(Deserialize)]
-struct ToolCallBlock {
-    id: String,
-    name: String,
-    #[serde(default)]
-    arguments: serde_json::Value,
-}
 
 /// The hooks of one Pi session.
 #[napi]
@@ -56,20 +46,8 @@ impl HookSession {
     /// session start, resume, fork and after `/tree` navigation.
     #[napi]
     pub async fn restore(&self, branch: Vec<BranchEntry>) -> RestoreResult {
-        let branch: Vec<state::BranchEntry> = branch
-            .into_iter()
-            .map(|e| state::BranchEntry {
-                id: e.id,
-                custom_type: e.custom_type,
-                data: e.data,
-            })
-            .collect();
-        let outcome = self.inner.restore(&branch).await;
-        RestoreResult {
-            restored_from: outcome.restored_from,
-            warnings: outcome.warnings,
-            entries: entries(outcome.entries),
-        }
+        let branch: Vec<state::BranchEntry> = branch.into_iter().map(Into::into).collect();
+        self.inner.restore(&branch).await.into()
     }
 
     /// `turn_start`.
@@ -84,63 +62,32 @@ impl HookSession {
         self.inner.turn_end();
     }
 
-    /// An assistant `message_end`: its tool call blocks in source order, and whether Pi runs
-    /// them one at a time (`sequential`) or concurrently (`parallel`).
+    /// An assistant `message_end`: its tool calls in source order, and how Pi runs them.
     #[napi]
-    pub fn assistant_message(
-        &self,
-        tool_calls: Vec<serde_json::Value>,
-        sequential: bool,
-    ) -> napi::Result<()> {
-        let calls = tool_calls
-            .into_iter()
-            .map(|block| {
-                serde_json::from_value::<ToolCallBlock>(block)
-                    .map(|b| ToolCallInfo::new(b.id, b.name, b.arguments))
-                    .map_err(|error| invalid_event("a tool call block", error))
-            })
-            .collect::<napi::Result<Vec<_>>>()?;
-        let mode = if sequential {
-            ExecutionMode::Sequential
-        } else {
-            ExecutionMode::Parallel
-        };
-        self.inner
-            .assistant_message(AssistantMessage { calls, mode });
-        Ok(())
+    pub fn assistant_message(&self, calls: Vec<ToolCall>, mode: ExecutionMode) {
+        self.inner.assistant_message(AssistantMessage {
+            calls: calls.into_iter().map(Into::into).collect(),
+            mode: mode.into(),
+        });
     }
 
     /// `tool_execution_start`.
     #[napi]
-    pub fn tool_execution_start(&self, id: String, name: String, input: Option<serde_json::Value>) {
-        self.inner
-            .tool_execution_start(ToolCallInfo::new(id, name, input.unwrap_or_default()));
+    pub fn tool_execution_start(&self, call: ToolCall) {
+        self.inner.tool_execution_start(call.into());
     }
 
     /// `tool_call`: resolves once the wave's baseline snapshot is taken (bounded by the timeout).
     #[napi]
-    pub async fn tool_call(&self, id: String, name: String, input: Option<serde_json::Value>) {
-        self.inner
-            .tool_call(ToolCallInfo::new(id, name, input.unwrap_or_default()))
-            .await;
+    pub async fn tool_call(&self, call: ToolCall) {
+        self.inner.tool_call(call.into()).await;
     }
 
-    /// `tool_result`: resolves, once the call's wave is analyzed (bounded), to the patch for the
-    /// carrier — `{ content, details, structuredContent, isError }` with the block appended and
-    /// everything else unchanged — or `null` to leave the result alone.
+    /// `tool_result`: resolves, once the call's wave is analyzed (bounded), to whether a block is
+    /// appended to this result.
     #[napi]
-    pub async fn tool_result(
-        &self,
-        event: serde_json::Value,
-    ) -> napi::Result<Option<serde_json::Value>> {
-        let event: ToolResultEvent = serde_json::from_value(event)
-            .map_err(|error| invalid_event("the tool_result event", error))?;
-        let Some(patch) = self.inner.tool_result(&event).await else {
-            return Ok(None);
-        };
-        serde_json::to_value(patch)
-            .map(Some)
-            .map_err(|error| js_error("PNH_INTERNAL", error))
+    pub async fn tool_result(&self, event: ToolResultEvent) -> ResultDecision {
+        self.inner.tool_result(&event.into()).await.into()
     }
 
     /// `tool_execution_end`.
@@ -152,23 +99,13 @@ impl HookSession {
     /// `agent_before_settle`: refreshes the workspace and decides whether the agent may stop.
     #[napi]
     pub async fn before_settle(&self) -> SettleResult {
-        let outcome = self.inner.before_settle().await;
-        SettleResult {
-            message: outcome.message,
-            notification: outcome.notification,
-            entries: entries(outcome.entries),
-        }
+        self.inner.before_settle().await.into()
     }
 
     /// The waiver tool: waives every outstanding check with `reason`.
     #[napi]
     pub async fn waive(&self, tool_call_id: String, reason: String) -> WaiverResult {
-        let outcome = self.inner.waive(&tool_call_id, &reason).await;
-        WaiverResult {
-            recorded: outcome.waiver.is_some(),
-            message: outcome.message,
-            entries: entries(outcome.entries),
-        }
+        self.inner.waive(&tool_call_id, &reason).await.into()
     }
 
     /// State entries produced since the last call (e.g. a wave armed a check). Never waits: the
@@ -178,10 +115,10 @@ impl HookSession {
         entries(self.inner.take_state_entries())
     }
 
-    /// The status model behind `/hooks-status`, as a plain object (as last published).
+    /// The status model behind `/hooks-status` (as last published).
     #[napi]
-    pub fn status(&self) -> napi::Result<serde_json::Value> {
-        serde_json::to_value(self.inner.status()).map_err(|error| js_error("PNH_INTERNAL", error))
+    pub fn status(&self) -> SessionStatus {
+        self.inner.status().into()
     }
 
     /// The status as `/hooks-status` prints it (as last published, escaped).
@@ -190,10 +127,10 @@ impl HookSession {
         render_status(&self.inner.status())
     }
 
-    /// The compact footer line (as last published).
+    /// The footer (as last published): its line and the data behind it.
     #[napi]
-    pub fn footer(&self) -> String {
-        footer(&self.inner.footer_summary())
+    pub fn footer(&self) -> Footer {
+        self.inner.footer_summary().into()
     }
 
     /// The `/hooks-doctor` text: config root, trust checks, policy load results, analyzer
@@ -203,25 +140,22 @@ impl HookSession {
         self.inner.doctor_text().await
     }
 
-    /// Every entry `/hooks-init` would create under the config root (`would create: …` or
-    /// `exists (kept): …`). Async: it looks at the file system.
+    /// Every entry `/hooks-init` would create under the config root, and which exist already.
+    /// Async: it looks at the file system.
     #[napi]
-    pub async fn init_plan(&self) -> Vec<String> {
-        InitPlan::new(self.inner.config_root())
-            .describe(true)
-            .iter()
-            .map(|line| escape(line).into_owned())
-            .collect()
+    pub async fn init_plan(&self) -> InitPlan {
+        InitPlan::from(&init::InitPlan::new(self.inner.config_root()))
     }
 
     /// Creates the missing entries of the config root (never overwrites; on failure removes what
-    /// it created). Resolves to the created paths.
+    /// it created). Resolves to the created paths, or to a [`BindingError`]
+    /// (`PNH_INIT_FAILED`).
     #[napi]
-    pub async fn init_apply(&self) -> napi::Result<Vec<String>> {
-        InitPlan::new(self.inner.config_root())
-            .apply()
-            .map(|created| created.iter().map(|p| p.display().to_string()).collect())
-            .map_err(|error| js_error("PNH_INIT_FAILED", error))
+    pub async fn init_apply(&self) -> Either<Vec<String>, BindingError> {
+        match init::InitPlan::new(self.inner.config_root()).apply() {
+            Ok(created) => Either::A(created.iter().map(|p| p.display().to_string()).collect()),
+            Err(error) => Either::B(BindingError::new(ErrorCode::InitFailed, error)),
+        }
     }
 
     /// `session_shutdown`: releases every waiting handler unchanged and ignores later events.

@@ -26,6 +26,7 @@ mod report;
 mod verify;
 
 pub use observe::observe;
+pub use open::SessionSetupError;
 pub use options::{Clock, SessionOptions, system_clock};
 pub use report::{FooterSummary, SessionStatus, footer, render_status};
 pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};
@@ -48,10 +49,46 @@ pub struct Session {
     /// The status of the loaded configuration (it does not change during a session).
     config_status: ConfigStatus,
     rule_problems: Vec<RuleError>,
-    /// Why the wave coordinator is not running, when it is not (inactive or failed setup).
-    idle_reason: Option<String>,
-    coordinator: Option<WaveCoordinator>,
+    /// Whether tool waves are observed.
+    state: SessionState,
     verifier: Arc<Verifier>,
+}
+
+/// Whether a session observes tool waves: one state, never a coordinator and a reason at once.
+enum SessionState {
+    /// The wave coordinator runs.
+    Running(WaveCoordinator),
+    /// Nothing is observed, for this reason.
+    Idle(IdleReason),
+}
+
+/// Why a session observes no tool waves.
+#[derive(Debug, thiserror::Error)]
+pub enum IdleReason {
+    /// No config root was loaded (absent or untrusted; the status says which).
+    #[error("no config root was loaded")]
+    NoConfigRoot,
+    /// The analyzer, the analysis or the workspace could not be set up.
+    #[error(transparent)]
+    SetupFailed(#[from] SessionSetupError),
+}
+
+impl SessionState {
+    /// The wave coordinator, when it runs.
+    fn coordinator(&self) -> Option<&WaveCoordinator> {
+        match self {
+            SessionState::Running(coordinator) => Some(coordinator),
+            SessionState::Idle(_) => None,
+        }
+    }
+
+    /// Why nothing is observed, when nothing is.
+    fn idle_reason(&self) -> Option<&IdleReason> {
+        match self {
+            SessionState::Running(_) => None,
+            SessionState::Idle(reason) => Some(reason),
+        }
+    }
 }
 
 /// What the gate side of a session keeps between calls. Only gate operations (on the blocking

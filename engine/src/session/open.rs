@@ -4,7 +4,7 @@
 
 use super::options::SessionOptions;
 use super::verify::Verifier;
-use super::{GateState, Session};
+use super::{GateState, IdleReason, Session, SessionState};
 use crate::analysis::AnalyzerError;
 use crate::config::ConfigSource;
 use crate::setup::LoadedConfig;
@@ -36,13 +36,13 @@ impl Session {
         );
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
-        let (coordinator, idle_reason) = if config.registry.is_active() {
+        let session_state = if config.registry.is_active() {
             match start_coordinator(&options, &config) {
-                Ok(coordinator) => (Some(coordinator), None),
-                Err(error) => (None, Some(error.to_string())),
+                Ok(coordinator) => SessionState::Running(coordinator),
+                Err(error) => SessionState::Idle(IdleReason::SetupFailed(error)),
             }
         } else {
-            (None, Some("no config root was loaded".to_owned()))
+            SessionState::Idle(IdleReason::NoConfigRoot)
         };
         let rule_problems = if config.registry.is_active() {
             config.rule_problems
@@ -60,15 +60,14 @@ impl Session {
         let verifier = Verifier::start(
             options.cwd.clone(),
             Arc::clone(&options.clock),
-            coordinator.clone(),
+            session_state.coordinator().cloned(),
             state,
         );
         Session {
             config_status: ConfigStatus::of(&registry),
             registry,
             rule_problems,
-            idle_reason,
-            coordinator,
+            state: session_state,
             verifier,
             options,
         }

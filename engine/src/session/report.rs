@@ -80,8 +80,8 @@ impl Session {
     pub fn status(&self) -> SessionStatus {
         let published = self.verifier.published();
         let wave = self
-            .coordinator
-            .as_ref()
+            .state
+            .coordinator()
             .map(|c| c.status())
             .unwrap_or_default();
         let hooks = HooksStatus {
@@ -100,8 +100,8 @@ impl Session {
                 "pi-native-hooks is inactive: the config root is not trusted ({error}). Fix it, then /reload."
             )),
             ConfigHealth::Active { .. } | ConfigHealth::Builtin => self
-                .idle_reason
-                .as_ref()
+                .state
+                .idle_reason()
                 .map(|reason| format!("tool waves are not observed: {reason}")),
         };
         SessionStatus {
@@ -127,7 +127,7 @@ impl Session {
                 });
         let mut out = escape_lines(&report);
         let status = self.status();
-        if let Some(reason) = &self.idle_reason {
+        if let Some(reason) = self.state.idle_reason() {
             put(
                 &mut out,
                 format_args!("tool waves: not observed ({reason})"),
@@ -182,8 +182,8 @@ impl Session {
     pub fn footer_summary(&self) -> FooterSummary {
         let published = self.verifier.published();
         let totals = self
-            .coordinator
-            .as_ref()
+            .state
+            .coordinator()
             .map(|c| c.totals())
             .unwrap_or_default();
         FooterSummary {

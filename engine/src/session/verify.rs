@@ -87,6 +87,8 @@ fn millis(duration: Duration) -> u64 {
 pub(super) struct Verifier {
     cwd: PathBuf,
     clock: Clock,
+    /// Where finished waves come from: the session's coordinator while it runs, `None` for an
+    /// idle session (the gate then only restores, settles and waives).
     coordinator: Option<WaveCoordinator>,
     /// Admits one gate operation at a time, in call order.
     turn: tokio::sync::Mutex<()>,
@@ -272,7 +274,7 @@ impl Session {
     /// `Err` carries why the workspace cannot be proven when the wait expired (the coordinator
     /// recorded the failure).
     async fn wait_for_waves(&self) -> Result<(), String> {
-        let Some(coordinator) = &self.coordinator else {
+        let Some(coordinator) = self.state.coordinator() else {
             return Ok(());
         };
         coordinator.idle().await.map_err(|busy| {
@@ -299,7 +301,7 @@ impl Session {
             timeout_ms: millis(deadline),
         };
         let reason = failure.to_string();
-        if let Some(coordinator) = &self.coordinator {
+        if let Some(coordinator) = self.state.coordinator() {
             coordinator.record_failure(failure);
         }
         WorkspaceObservation::Unavailable { reason }

@@ -6,7 +6,7 @@ use crate::verification::{GateSnapshot, VerificationGate};
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
-/// The `customType` of state entries.
+/// The type name state entries are persisted under.
 pub const STATE_ENTRY_TYPE: &str = "pi-native-hooks-state";
 
 /// The version this engine writes and reads.

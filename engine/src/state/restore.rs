@@ -15,7 +15,7 @@ use std::fmt;
 pub struct BranchEntry {
     /// The entry's id.
     pub id: String,
-    /// Its `customType`.
+    /// The type name it was persisted under.
     pub custom_type: String,
     /// Its `data`.
     pub data: serde_json::Value,

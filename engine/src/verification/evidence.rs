@@ -8,7 +8,7 @@
 //! invisible character is never a run. A run then counts only when
 //! * it ran in the project root;
 //! * no other potentially mutating call shared its wave;
-//! * Pi reported it finished with `isError === false` and `structuredContent.exit_code === 0`
+//! * its result reported no error and exit code 0
 //!   (a nonzero exit code or an error is a failure; no result or no exit code does not count).
 //!
 //! The remaining conditions are enforced by the gate's ordering: a call started at the revision
@@ -50,9 +50,9 @@ pub struct FailedRun {
     pub tool_call_id: String,
     /// The required revision it ran for.
     pub required_revision: u64,
-    /// `structuredContent.exit_code`, when Pi reported one.
+    /// The exit code, when the result reported one.
     pub exit_code: Option<i64>,
-    /// Pi's `isError`.
+    /// Whether the tool reported an error.
     pub is_error: bool,
     /// When its wave was observed.
     pub at: Timestamp,
@@ -125,9 +125,9 @@ pub(crate) enum Verdict {
     Pass,
     /// It counts as a failure.
     Fail {
-        /// `structuredContent.exit_code`.
+        /// The exit code, when reported.
         exit_code: Option<i64>,
-        /// `isError`.
+        /// Whether the tool reported an error.
         is_error: bool,
     },
     /// It does not count.

@@ -41,9 +41,9 @@ impl From<ChangeSet> for ObservedChanges {
 pub enum CallOutcome {
     /// The call got a `tool_result`.
     Finished {
-        /// The result's `isError`.
+        /// Whether the tool reported an error.
         is_error: bool,
-        /// `structuredContent.exit_code` of a `bash` result, when present and an integer.
+        /// The exit code the tool reported (a `bash` result carries one), when it did.
         exit_code: Option<i64>,
     },
     /// No `tool_result` arrived: invalid arguments, blocked, aborted before a result, or the

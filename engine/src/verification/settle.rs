@@ -15,7 +15,7 @@ use super::waiver::WAIVER_TOOL;
 use crate::text::Escaped;
 use std::fmt::Write;
 
-/// The `customType` of the continuation message.
+/// The type name of the continuation message (the extension sends it as a custom message).
 pub const VERIFICATION_MESSAGE_TYPE: &str = "pi-native-hooks-verification";
 
 /// Consecutive continuations without progress before the gate stops forcing.

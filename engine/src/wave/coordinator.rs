@@ -8,7 +8,7 @@
 
 use super::analysis::AnalysisCoordinator;
 use super::config::WaveConfig;
-use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResultEvent};
+use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
 use super::finished::FinishedWave;
 use super::pipeline;
 use super::plan::{BaselineWait, Effects, Wait};
@@ -132,18 +132,14 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
 
     /// `tool_result`: waits until the call's wave is finished and analyzed (at most the
     /// timeout) and returns whether to append a block to this result. Read-only waves return at
-    /// once. Never turns a result into an error: see [`ToolResultEvent::patch`].
-    pub async fn tool_result(&self, event: &ToolResultEvent) -> ResultDecision {
-        let info = ToolCallInfo::new(&event.id, &event.name, event.input.clone());
-        let exit_code = event
-            .structured_content
-            .as_ref()
-            .and_then(|content| content.get("exit_code"))
-            .and_then(serde_json::Value::as_i64);
-        let (effects, wait) = self
-            .inner
-            .tracker()
-            .tool_result(info, event.is_error, exit_code);
+    /// once. Never turns a result into an error: a decision only appends text.
+    pub async fn tool_result(&self, result: &ToolResult) -> ResultDecision {
+        let id = result.call.id.clone();
+        let (effects, wait) = self.inner.tracker().tool_result(
+            result.call.clone(),
+            result.is_error,
+            result.exit_code,
+        );
         self.inner.apply(effects);
         let (wave, mut rx) = match wait {
             Wait::Immediate(decision) => return decision,
@@ -155,7 +151,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
             Ok(Err(_)) => ResultDecision::Unchanged,
             Err(_) => {
                 let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-                let failure = self.inner.tracker().abandon_waiter(wave, &event.id, millis);
+                let failure = self.inner.tracker().abandon_waiter(wave, &id, millis);
                 if let Some(failure) = failure {
                     self.inner.fail(failure);
                 }

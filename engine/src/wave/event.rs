@@ -1,6 +1,6 @@
-//! Owns the events the Pi binding forwards to the wave coordinator and what a `tool_result`
-//! handler gets back. Field names follow Pi's event objects (`toolCallId`, `toolName`,
-//! `isError`, `structuredContent`) so the binding can pass them through as JSON.
+//! Owns the tool events the wave coordinator is driven by and what a `tool_result` handler gets
+//! back: engine types, knowing nothing of any agent's wire format. The Node binding converts
+//! Pi's event objects into them and builds Pi's result patch from a [`ResultDecision`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -50,31 +50,17 @@ pub struct AssistantMessage {
     pub mode: ExecutionMode,
 }
 
-/// A `tool_result` event: the executed call's result, before any patch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolResultEvent {
-    /// The tool call id.
-    #[serde(rename = "toolCallId")]
-    pub id: String,
-    /// The tool's name.
-    #[serde(rename = "toolName")]
-    pub name: String,
-    /// The call's arguments.
-    #[serde(default)]
-    pub input: Value,
-    /// The result's content blocks.
-    #[serde(default)]
-    pub content: Vec<Value>,
-    /// The result's details, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-    /// The result's structured content (e.g. `bash`'s `exit_code`), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
+/// A call's result as the coordinator needs it: which call, whether the tool reported an error
+/// and, for a command, its exit code. The result's content never reaches the engine: the front
+/// end keeps it and appends the block a [`ResultDecision`] asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    /// The executed call.
+    pub call: ToolCallInfo,
     /// Whether the tool reported an error.
-    #[serde(default)]
     pub is_error: bool,
+    /// The command's exit code, when the tool ran one and reported it.
+    pub exit_code: Option<i64>,
 }
 
 /// What a `tool_result` handler should do with its result.
@@ -82,83 +68,27 @@ pub struct ToolResultEvent {
 pub enum ResultDecision {
     /// Return nothing: the result stays as it is.
     Unchanged,
-    /// Append this text block to the result's content.
+    /// Append this text block to the result's content, keeping everything else (its error flag
+    /// included: a block never turns a result into an error, or back).
     Append(String),
 }
 
-/// The value a `tool_result` handler returns to patch the result: the original content plus the
-/// block, with `details`, `structuredContent` and `isError` passed through unchanged (Pi drops
-/// `structuredContent` from a patch that omits it).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResultPatch {
-    /// The original content blocks followed by one text block.
-    pub content: Vec<Value>,
-    /// The original details.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-    /// The original structured content.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub structured_content: Option<Value>,
-    /// The original error flag: a block never turns a result into an error, or back.
-    pub is_error: bool,
-}
-
-impl ToolResultEvent {
-    /// The patch for `decision`, or `None` when the result stays unchanged.
-    pub fn patch(&self, decision: &ResultDecision) -> Option<ResultPatch> {
-        let ResultDecision::Append(text) = decision else {
-            return None;
-        };
-        let mut content = self.content.clone();
-        content.push(serde_json::json!({ "type": "text", "text": text }));
-        Some(ResultPatch {
-            content,
-            details: self.details.clone(),
-            structured_content: self.structured_content.clone(),
-            is_error: self.is_error,
-        })
+impl ResultDecision {
+    /// The block to append, if any.
+    pub fn appended(&self) -> Option<&str> {
+        match self {
+            ResultDecision::Unchanged => None,
+            ResultDecision::Append(text) => Some(text),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    //! Pi's `tool_result` event read from JSON, and the patch a handler returns — content plus
-    //! one text block, `details`, `structuredContent` and `isError` passed through (Pi drops
-    //! `structuredContent` from a patch without it).
+    //! An assistant message read from JSON, and the decision's block.
 
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn a_bash_result_keeps_its_structured_content_and_error_flag() {
-        let event: ToolResultEvent = serde_json::from_value(json!({
-        "type": "tool_result",
-        "toolCallId": "D",
-        "toolName": "bash",
-        "input": { "command": "exit 3" },
-        "content": [{ "type": "text", "text": "Command exited with code 3" }],
-        "isError": true,
-        "structuredContent": { "output": "", "truncated": false, "exit_code": 3, "wall_time_seconds": 0.1 },
-        "usage": {}
-    }))
-    .unwrap();
-        assert_eq!(event.patch(&ResultDecision::Unchanged), None);
-        let patch = event
-            .patch(&ResultDecision::Append("[block]".into()))
-            .unwrap();
-        assert_eq!(
-            serde_json::to_value(&patch).unwrap(),
-            json!({
-                "content": [
-                    { "type": "text", "text": "Command exited with code 3" },
-                    { "type": "text", "text": "[block]" }
-                ],
-                "structuredContent": { "output": "", "truncated": false, "exit_code": 3, "wall_time_seconds": 0.1 },
-                "isError": true
-            })
-        );
-    }
 
     #[test]
     fn an_assistant_message_defaults_to_parallel() {
@@ -170,5 +100,14 @@ mod tests {
         let sequential: AssistantMessage =
             serde_json::from_value(json!({ "calls": [], "mode": "sequential" })).unwrap();
         assert_eq!(sequential.mode, ExecutionMode::Sequential);
+    }
+
+    #[test]
+    fn only_an_append_decision_has_a_block() {
+        assert_eq!(ResultDecision::Unchanged.appended(), None);
+        assert_eq!(
+            ResultDecision::Append("[block]".into()).appended(),
+            Some("[block]")
+        );
     }
 }

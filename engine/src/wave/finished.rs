@@ -10,9 +10,9 @@ use std::sync::Arc;
 /// How a call that got a `tool_result` ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallResult {
-    /// The result's `isError`.
+    /// Whether the tool reported an error.
     pub is_error: bool,
-    /// `structuredContent.exit_code` when it is an integer (`bash` results carry it).
+    /// The exit code the tool reported (`bash` results carry one), when it did.
     pub exit_code: Option<i64>,
 }
 

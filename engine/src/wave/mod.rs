@@ -37,9 +37,7 @@ pub use analysis::{
 };
 pub use config::WaveConfig;
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
-pub use event::{
-    AssistantMessage, ExecutionMode, ResultDecision, ResultPatch, ToolCallInfo, ToolResultEvent,
-};
+pub use event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolResult};
 pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use report::{
     CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,

@@ -118,7 +118,7 @@ pub(crate) struct PlannedCall {
     pub(crate) input: serde_json::Value,
     /// `Some(is_error)` when the call got a real `tool_result`.
     pub(crate) result: Option<bool>,
-    /// The result's `structuredContent.exit_code`, when it had one.
+    /// The exit code the result reported, when it had one.
     pub(crate) exit_code: Option<i64>,
 }
 

@@ -9,9 +9,7 @@ use crate::support::{ConfigRoot, write};
 use pi_native_hooks::session::{Session, SessionOptions, footer, render_status};
 use pi_native_hooks::state::{BranchEntry, StateEntry};
 use pi_native_hooks::verification::{RequirementState, Timestamp};
-use pi_native_hooks::wave::{
-    AssistantMessage, ExecutionMode, ResultPatch, ToolCallInfo, ToolResultEvent,
-};
+use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResult};
 use serde_json::{Value, json};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -63,7 +61,7 @@ struct Call {
     tool: &'static str,
     input: Value,
     is_error: bool,
-    structured: Option<Value>,
+    exit_code: Option<i64>,
 }
 
 fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
@@ -72,7 +70,7 @@ fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
         tool,
         input,
         is_error: false,
-        structured: None,
+        exit_code: None,
     }
 }
 
@@ -82,17 +80,14 @@ fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
         tool: "bash",
         input: json!({ "command": command }),
         is_error: exit_code != 0,
-        structured: Some(json!({ "output": "", "truncated": false, "exit_code": exit_code })),
+        exit_code: Some(exit_code),
     }
 }
 
 /// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
-/// effects, then each result (in reverse order) and its end. Returns each call's patch.
-async fn wave(
-    session: &Session,
-    calls: &[Call],
-    effect: impl FnOnce(),
-) -> Vec<Option<ResultPatch>> {
+/// effects, then each result (in reverse order) and its end. Returns the block appended to each
+/// call's result, if any.
+async fn wave(session: &Session, calls: &[Call], effect: impl FnOnce()) -> Vec<Option<String>> {
     let infos: Vec<ToolCallInfo> = calls
         .iter()
         .map(|c| ToolCallInfo::new(c.id, c.tool, c.input.clone()))
@@ -108,16 +103,15 @@ async fn wave(
     effect();
     let mut patches = vec![None; calls.len()];
     let results = calls.iter().enumerate().rev().map(|(index, c)| {
-        let event = ToolResultEvent {
-            id: c.id.to_owned(),
-            name: c.tool.to_owned(),
-            input: c.input.clone(),
-            content: vec![json!({ "type": "text", "text": format!("{} done", c.id) })],
-            details: None,
-            structured_content: c.structured.clone(),
+        let result = ToolResult {
+            call: ToolCallInfo::new(c.id, c.tool, c.input.clone()),
             is_error: c.is_error,
+            exit_code: c.exit_code,
         };
-        async move { (index, session.tool_result(&event).await) }
+        async move {
+            let decision = session.tool_result(&result).await;
+            (index, decision.appended().map(str::to_owned))
+        }
     });
     for (index, patch) in join_all(results.collect()).await {
         patches[index] = patch;
@@ -151,12 +145,8 @@ async fn join_all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     outputs.into_iter().flatten().collect()
 }
 
-fn block(patch: &ResultPatch) -> &str {
-    patch
-        .content
-        .last()
-        .and_then(|c| c["text"].as_str())
-        .expect("a text block")
+fn block(appended: &str) -> &str {
+    appended
 }
 
 fn branch(entries: &[StateEntry]) -> Vec<BranchEntry> {
@@ -226,10 +216,6 @@ async fn a_write_wave_gets_one_block_and_arms_the_gate_until_the_exact_command_p
     assert!(
         text.contains("// ast-grep-ignore: typescript-no-dynamic-import-tsx -- <reason>"),
         "{text}"
-    );
-    assert_eq!(
-        (carrier.is_error, carrier.content[0]["text"].as_str()),
-        (false, Some("B done"))
     );
 
     let status = session.status();

@@ -9,7 +9,7 @@ use crate::support::{ConfigRoot, TestRepo, write};
 use pi_native_hooks::session::{RestoreOutcome, Session, SessionOptions};
 use pi_native_hooks::state::{BranchEntry, STATE_ENTRY_TYPE};
 use pi_native_hooks::verification::{RequirementState, Timestamp};
-use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResultEvent};
+use pi_native_hooks::wave::{AssistantMessage, ExecutionMode, ToolCallInfo, ToolResult};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -61,17 +61,12 @@ impl Pi {
         self.session.tool_execution_start(info.clone());
         self.session.tool_call(info).await;
         effect();
-        let event = ToolResultEvent {
-            id: id.clone(),
-            name: tool.to_owned(),
-            input,
-            content: vec![json!({ "type": "text", "text": "done" })],
-            details: None,
-            structured_content: exit_code
-                .map(|code| json!({ "output": "", "truncated": false, "exit_code": code })),
+        let result = ToolResult {
+            call: ToolCallInfo::new(&id, tool, input),
             is_error: exit_code.is_some_and(|code| code != 0),
+            exit_code,
         };
-        self.session.tool_result(&event).await;
+        self.session.tool_result(&result).await;
         self.session.tool_execution_end(&id);
     }
 

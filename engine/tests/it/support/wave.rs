@@ -11,7 +11,7 @@ use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
 use pi_native_hooks::wave::{
     AssistantMessage, DiagnosticPolicies, ExecutionMode, ResultDecision, SnapshotScope,
-    SnapshotSource, ToolCallInfo, ToolResultEvent, WaveAnalyzer, WaveCoordinator,
+    SnapshotSource, ToolCallInfo, ToolResult, WaveAnalyzer, WaveCoordinator,
 };
 use pi_native_hooks::workspace::WorkspaceError;
 use serde_json::{Value, json};
@@ -401,17 +401,12 @@ impl Step {
         ToolCallInfo::new(&self.id, &self.tool, self.input.clone())
     }
 
-    fn result_event(&self) -> ToolResultEvent {
+    fn result(&self) -> ToolResult {
         let failed = self.fate == Fate::Error;
-        ToolResultEvent {
-            id: self.id.clone(),
-            name: self.tool.clone(),
-            input: self.input.clone(),
-            content: vec![json!({ "type": "text", "text": format!("{} done", self.id) })],
-            details: None,
-            structured_content: (self.tool == "bash")
-                .then(|| json!({ "exit_code": i32::from(failed), "output": "" })),
+        ToolResult {
+            call: ToolCallInfo::new(&self.id, &self.tool, self.input.clone()),
             is_error: failed,
+            exit_code: (self.tool == "bash").then(|| i64::from(failed)),
         }
     }
 }
@@ -430,7 +425,7 @@ pub enum Run {
 /// What a `tool_result` handler got back.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub event: ToolResultEvent,
+    pub result: ToolResult,
     pub decision: ResultDecision,
 }
 
@@ -515,17 +510,17 @@ async fn execute<W: SnapshotSource>(
     if step.fate == Fate::Silent {
         return None;
     }
-    let event = step.result_event();
-    let decision = coordinator.tool_result(&event).await;
+    let result = step.result();
+    let decision = coordinator.tool_result(&result).await;
     coordinator.tool_execution_end(&step.id);
-    Some(Outcome { event, decision })
+    Some(Outcome { result, decision })
 }
 
 /// The decision for call `id`.
 pub fn decision<'a>(outcomes: &'a [Outcome], id: &str) -> &'a ResultDecision {
     &outcomes
         .iter()
-        .find(|o| o.event.id == id)
+        .find(|o| o.result.call.id == id)
         .unwrap_or_else(|| panic!("no outcome for {id}"))
         .decision
 }

@@ -165,12 +165,11 @@ async fn a_failed_bash_wave_is_compared_with_a_full_snapshot_and_keeps_its_error
         !block.contains("node_modules"),
         "ignored files are not analyzed: {block}"
     );
-    let patch = outcome.event.patch(&outcome.decision).expect("patch");
-    assert!(patch.is_error);
-    assert_eq!(
-        patch.structured_content,
-        Some(json!({ "exit_code": 1, "output": "" }))
-    );
+    // The block is appended to the failed command's result, whose error flag and exit code
+    // stand (the front end passes them through).
+    assert!(outcome.decision.appended().is_some());
+    assert!(outcome.result.is_error);
+    assert_eq!(outcome.result.exit_code, Some(1));
 
     coordinator
         .idle()

@@ -5,7 +5,7 @@ use crate::support::wave::{
     Fake, FakePolicies, Fate, Gate, Run, Step, appended, decision, run_batch,
 };
 use pi_native_hooks::wave::{
-    CoordinatorFailure, ResultDecision, SnapshotScope, ToolCallInfo, ToolResultEvent, WaveConfig,
+    CoordinatorFailure, ResultDecision, SnapshotScope, ToolCallInfo, ToolResult, WaveConfig,
     WaveEnd,
 };
 use pi_native_hooks::workspace::ChangeSet;
@@ -176,13 +176,10 @@ async fn a_failed_call_is_compared_anyway_and_keeps_its_error() {
     );
     assert!(!block.contains("succeeded"), "{block}");
     assert!(block.contains("gen.ts:1:18"), "{block}");
-    let patch = outcome.event.patch(&outcome.decision).expect("a patch");
-    assert!(patch.is_error, "still an error");
-    assert_eq!(
-        patch.structured_content,
-        Some(json!({ "exit_code": 1, "output": "" }))
-    );
-    assert_eq!(patch.content.len(), 2);
+    // The front end appends the block to the failed result, whose error flag and exit code
+    // stand.
+    assert!(outcome.result.is_error, "still an error");
+    assert_eq!(outcome.result.exit_code, Some(1));
     let status = fake.settled().await;
     assert_eq!(
         status.recent[0].changes,
@@ -254,14 +251,10 @@ async fn waves_across_turns_stay_separate_and_a_stale_wave_is_closed_by_the_next
     let first = first.await.unwrap();
     let late = fake
         .coordinator
-        .tool_result(&ToolResultEvent {
-            id: "B".into(),
-            name: "bash".into(),
-            input: json!({}),
-            content: vec![],
-            details: None,
-            structured_content: None,
+        .tool_result(&ToolResult {
+            call: ToolCallInfo::new("B", "bash", json!({})),
             is_error: false,
+            exit_code: None,
         })
         .await;
     let status = fake.settled().await;
@@ -464,14 +457,10 @@ async fn a_baseline_that_is_not_ready_in_time_makes_the_changes_unknown() {
     fake.fs.write("a.ts", "BAD\n");
     let decision = fake
         .coordinator
-        .tool_result(&ToolResultEvent {
-            id: "A".into(),
-            name: "write".into(),
-            input: json!({ "path": "a.ts" }),
-            content: vec![],
-            details: None,
-            structured_content: None,
+        .tool_result(&ToolResult {
+            call: ToolCallInfo::new("A", "write", json!({ "path": "a.ts" })),
             is_error: false,
+            exit_code: None,
         })
         .await;
     let status = fake.settled().await;
@@ -577,7 +566,7 @@ async fn a_repeated_result_is_answered_unchanged_and_reported() {
         Run::Parallel,
     )
     .await;
-    let again = fake.coordinator.tool_result(&outcomes[0].event).await;
+    let again = fake.coordinator.tool_result(&outcomes[0].result).await;
     assert_eq!(again, ResultDecision::Unchanged);
     let status = fake.settled().await;
     assert!(
@@ -595,14 +584,10 @@ fn the_handler_futures_are_send() {
         .unwrap();
     let _guard = runtime.enter();
     let fake = Fake::new(config());
-    let event = ToolResultEvent {
-        id: "A".into(),
-        name: "write".into(),
-        input: json!({}),
-        content: vec![],
-        details: None,
-        structured_content: None,
+    let event = ToolResult {
+        call: ToolCallInfo::new("A", "write", json!({})),
         is_error: false,
+        exit_code: None,
     };
     send(&fake.coordinator.tool_result(&event));
     send(

@@ -1,0 +1,33 @@
+use napi_derive::napi;
+use pi_native_hooks::text::escape;
+
+/// What went wrong, as the JS error's `code`.
+#[napi(string_enum)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// The personal config root could not be resolved from the OS user record.
+    #[napi(value = "PNH_CONFIG_ROOT")]
+    ConfigRoot,
+    /// `/hooks-init` could not create the config root (what it created was removed).
+    #[napi(value = "PNH_INIT_FAILED")]
+    InitFailed,
+}
+
+/// An engine error returned as data: the extension turns it into a JS `Error` whose `code` is
+/// [`ErrorCode`] (napi-rs gives a rejected promise no custom code).
+#[napi(object)]
+pub struct BindingError {
+    /// What went wrong.
+    pub code: ErrorCode,
+    /// What happened and what to do, control characters escaped (the extension shows it).
+    pub message: String,
+}
+
+impl BindingError {
+    pub(crate) fn new(code: ErrorCode, message: impl std::fmt::Display) -> Self {
+        Self {
+            code,
+            message: escape(&message.to_string()).into_owned(),
+        }
+    }
+}

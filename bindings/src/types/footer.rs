@@ -1,0 +1,43 @@
+use napi_derive::napi;
+use pi_native_hooks::session::{FooterSummary, footer};
+
+/// The footer (`ctx.ui.setStatus`): its line and the data behind it.
+#[napi(object)]
+pub struct Footer {
+    /// The line to show.
+    pub text: String,
+    /// True when a config root was loaded.
+    pub active: bool,
+    /// Diagnostics delivered so far.
+    pub delivered: f64,
+    /// Requirements that passed.
+    pub passed: u32,
+    /// Armed requirements neither passed nor waived.
+    pub pending: u32,
+    /// Requirements currently waived.
+    pub waived: u32,
+    /// The gate stopped forcing.
+    pub exhausted: bool,
+    /// Something failed to load or run; the line already says so.
+    pub degraded: bool,
+}
+
+impl From<FooterSummary> for Footer {
+    fn from(summary: FooterSummary) -> Self {
+        Footer {
+            text: footer(&summary),
+            active: summary.active,
+            #[allow(clippy::cast_precision_loss)] // a count far below 2^53
+            delivered: summary.delivered as f64,
+            passed: count(summary.passed),
+            pending: count(summary.pending),
+            waived: count(summary.waived),
+            exhausted: summary.exhausted,
+            degraded: summary.degraded,
+        }
+    }
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
