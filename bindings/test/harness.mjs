@@ -176,8 +176,13 @@ export const toolResults = (context) =>
   context.messages.filter((m) => m.role === "toolResult").map((m) => [m.toolCallId, m.isError, text(m)]);
 
 /**
+ * A session and the UI calls it made: what `command` needs.
+ * @typedef {{ session: AgentSession, ui: UICall[] }} Observed
+ */
+
+/**
  * Runs a slash command and returns the notifications it showed.
- * @param {{ session: AgentSession, ui: UICall[] }} started
+ * @param {Observed} started
  * @param {string} line
  * @returns {Promise<string[]>}
  */
