@@ -9,6 +9,7 @@ import { parseTriple, readNapiConfig } from "@napi-rs/cli";
 
 const repo = resolve(import.meta.dirname, "..");
 const out = process.argv[2];
+/** @param {string} message @returns {never} */
 const fail = (message) => {
   console.error(`scripts/pack: ${message}`);
   process.exit(1);
@@ -23,12 +24,15 @@ if (!targets.some((t) => t.platformArchABI === platform)) fail(`${platform} (${h
 const addon = join(repo, "bindings/native", `${binaryName}.${platform}.node`);
 if (!existsSync(addon)) fail(`${addon} was not built`);
 const platformDir = join(repo, "npm", platform);
+/** @type {{ name: string, version: string, main: string }} */
 const platformManifest = JSON.parse(readFileSync(join(platformDir, "package.json"), "utf8"));
 if (platformManifest.name !== `${packageName}-${platform}`) fail(`npm/${platform}/package.json names ${platformManifest.name}`);
 if (platformManifest.version !== version) fail(`npm/${platform} is at ${platformManifest.version}, the main package at ${version}: run \`npx napi version\``);
 
 const stage = mkdtempSync(join(tmpdir(), "pi-native-hooks-pack-"));
+/** Packs `dir` into `out`; returns the tarball's file name. @param {string} dir @returns {string} */
 const pack = (dir) => {
+  /** @type {{ filename: string }[]} npm's report, one entry per package */
   const [result] = JSON.parse(execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", out], { cwd: dir, encoding: "utf8" }));
   return result.filename;
 };
@@ -44,6 +48,7 @@ try {
 
   // The main package: the files npm would pack from the checkout, and the optional dependencies.
   const mainStage = join(stage, "main");
+  /** @type {{ files: { path: string }[] }[]} */
   const [listing] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repo, encoding: "utf8" }));
   for (const { path } of listing.files) {
     if (path.endsWith(".node")) fail(`the main package would carry ${path}; the addon belongs in ${packageName}-${platform}`);
@@ -60,12 +65,13 @@ try {
   rmSync(stage, { recursive: true, force: true });
 }
 
-/** Drops symbols and debug info, as `napi build --strip` does for a release (89 MB → 20 MB). */
+/** Drops symbols and debug info, as `napi build --strip` does for a release (89 MB → 20 MB). @param {string} file */
 function strip(file) {
   const args = process.platform === "darwin" ? ["-x", file] : ["--strip-all", file];
   try {
     execFileSync("strip", args, { stdio: ["ignore", "ignore", "pipe"] });
   } catch (error) {
-    console.error(`scripts/pack: warning: the addon is packed unstripped (strip failed: ${error.message.split("\n")[0]})`);
+    const why = error instanceof Error ? error.message : String(error);
+    console.error(`scripts/pack: warning: the addon is packed unstripped (strip failed: ${why.split("\n")[0]})`);
   }
 }

@@ -7,10 +7,16 @@
 
 const { napi } = require("../../package.json");
 
+/** @type {Record<string, string | undefined>} */
 const ARCH = { x86_64: "x64", aarch64: "arm64" };
+/** @type {Record<string, string[] | undefined>} */
 const OS = { "unknown-linux-gnu": ["linux", "gnu"], "unknown-linux-musl": ["linux", "musl"], "apple-darwin": ["darwin"] };
 
-/** napi's platform name of a Rust target triple (`aarch64-unknown-linux-musl` → `linux-arm64-musl`). */
+/**
+ * napi's platform name of a Rust target triple (`aarch64-unknown-linux-musl` → `linux-arm64-musl`).
+ * @param {string} triple
+ * @returns {string}
+ */
 function platformName(triple) {
   const [arch, ...rest] = triple.split("-");
   const [os, abi] = OS[rest.join("-")] ?? [rest.join("-")];
@@ -21,7 +27,8 @@ function platformName(triple) {
 const SUPPORTED = napi.targets.map(platformName);
 
 function isMusl() {
-  const report = process.report?.getReport?.();
+  // Node declares the report as a bare `object`; its header is documented (`process.report`).
+  const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.());
   return !report?.header?.glibcVersionRuntime;
 }
 
@@ -31,19 +38,29 @@ function hostPlatform() {
   return [process.platform, process.arch, abi].filter(Boolean).join("-");
 }
 
-/** The messages of an error and its `cause` chain (the loader chains every attempt it made). */
+/**
+ * The messages of an error and its `cause` chain (the loader chains every attempt it made).
+ * @param {unknown} error
+ * @returns {string[]}
+ */
 function messages(error) {
   const all = [];
-  for (let e = error; e && all.length < 64; e = e.cause) all.push(String(e.message ?? e));
+  for (let e = error; e && all.length < 64; e = typeof e === "object" && "cause" in e ? e.cause : undefined) {
+    all.push(String(typeof e === "object" && "message" in e ? (e.message ?? e) : e));
+  }
   return all;
 }
 
+/** @param {string} text */
 const firstLine = (text) => {
   const line = text.split("\n", 1)[0].trim();
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 };
 
-/** One line explaining why the addon is not available. */
+/**
+ * One line explaining why the addon is not available.
+ * @param {unknown} error what loading the addon threw
+ */
 function explain(error) {
   const platform = hostPlatform();
   const prebuilt = `prebuilt for ${SUPPORTED.join(", ")}`;
@@ -59,10 +76,14 @@ function explain(error) {
   return `${why}; reinstall the package (\`pi install npm:pi-native-hooks\`) or ${build}; ${prebuilt}`;
 }
 
+/** @typedef {{ addon?: typeof import("../native/index.js"), problem?: string }} Loaded */
+
+/** @type {Loaded | undefined} */
 let loaded;
 
 /** `{ addon }`, or `{ problem }`: one line naming the platform, the prebuilt ones and the way to
- *  build from source. Loads once per process. */
+ *  build from source. Loads once per process.
+ *  @returns {Loaded} */
 function loadAddon() {
   if (!loaded) {
     try {

@@ -13,7 +13,11 @@ after(assertRealUntouched);
 
 const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
 const FINDING = /- src\/a\.ts:2:21 typescript-no-non-null-assertion-ts: /;
-/** A diagnostic policy over the non-null assertion rule (the same rule as the built-in one). */
+/**
+ * A diagnostic policy over the non-null assertion rule (the same rule as the built-in one).
+ * @param {string} id
+ * @param {string} body its functions
+ */
 const diagnosticPolicy = (id, body) => `const ID = "${id}";
 const KIND = "diagnostic";
 const ANALYZER = "ast-grep";
@@ -49,6 +53,7 @@ test("a broken, a looping and a group-writable policy: siblings still deliver, r
   assert.equal(started.faux.state.callCount, 2);
 
   const results = toolResults(started.contexts[1]);
+  /** @type {Record<string, string>} */
   const originals = { A: "Successfully wrote to src/a.ts", B: "Successfully wrote to src/b.ts", C: "checked\n\n\nCommand exited with code 3" };
   assert.deepEqual(results.map(([id, isError]) => [id, isError]), [["A", false], ["C", true], ["B", false]], "no isError flipped");
   const carriers = results.filter(([, , body]) => body.includes("[pi-native-hooks]"));
@@ -126,7 +131,7 @@ test("/hooks-init without a UI writes nothing", async () => {
   started.session.dispose();
 });
 
-/** Every path under `dir`, directories with a trailing slash, parents first. */
+/** Every path under `dir`, directories with a trailing slash, parents first. @param {string} dir @returns {string[]} */
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => a.name.localeCompare(b.name))

@@ -7,12 +7,39 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
+import { recordingUI } from "./ui.mjs";
+
+/**
+ * @typedef {import("@earendil-works/pi-coding-agent").AgentSession} AgentSession
+ * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
+ * @typedef {import("@earendil-works/pi-coding-agent").ExtensionFactory} ExtensionFactory
+ * @typedef {import("@earendil-works/pi-coding-agent").SessionManager} SessionManager
+ * @typedef {import("@earendil-works/pi-coding-agent").SessionStartEvent} SessionStartEvent
+ * @typedef {import("@earendil-works/pi-ai").AssistantMessage} AssistantMessage
+ * @typedef {import("@earendil-works/pi-ai").FauxProviderHandle} FauxProviderHandle
+ * @typedef {import("@earendil-works/pi-ai").ToolCall} ToolCall
+ * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
+ * @typedef {import("../extension/hooks.ts").PiNativeHooksOptions} PiNativeHooksOptions
+ * @typedef {import("./ui.mjs").UICall} UICall
+ */
+
+/**
+ * What the faux model answers to one request: a message, or a function run when the request
+ * arrives (to change files between waves) that returns it.
+ * @typedef {AssistantMessage | ((context: TranscriptContext) => AssistantMessage)} Response
+ */
+
+/**
+ * Anything with a message's `content`: the model's transcript messages, a session's messages.
+ * @typedef {{ content: string | ReadonlyArray<{ type: string, text?: string }> }} WithContent
+ */
 
 export const PACKAGE = resolve(import.meta.dirname, "../..");
 
 // The real user's files, by the OS user record (not $HOME): nothing below may change them.
 const realHome = userInfo().homedir;
 export const REAL_PATHS = [join(realHome, ".pi"), join(realHome, ".config", "pi-native-hooks")];
+/** @param {string} path @returns {number | "absent"} */
 const stamp = (path) => (existsSync(path) ? statSync(path).mtimeMs : "absent");
 export const realBefore = REAL_PATHS.map(stamp);
 export const assertRealUntouched = () => assert.deepEqual(REAL_PATHS.map(stamp), realBefore);
@@ -28,6 +55,7 @@ export const pi = await import("@earendil-works/pi-coding-agent");
 const ai = await import("@earendil-works/pi-ai");
 export const say = ai.fauxAssistantMessage;
 export const call = ai.fauxToolCall;
+/** An assistant message that calls `calls` (one wave). @param {...ToolCall} calls */
 export const toolUse = (...calls) => say(calls, { stopReason: "toolUse" });
 
 /** `pi install <this package>` through Pi's own CLI, writing only into the fake HOME. */
@@ -36,6 +64,7 @@ export function installPackage() {
   return execFileSync(process.execPath, [cli, "install", PACKAGE], { cwd: ROOT, encoding: "utf8" });
 }
 
+/** Runs git in `cwd` with a fixed identity and no user or system config. @param {string} cwd @param {...string} args */
 export const git = (cwd, ...args) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], {
     cwd,
@@ -44,7 +73,11 @@ export const git = (cwd, ...args) =>
   });
 
 let repoCount = 0;
-/** A new git repository with one commit; `files` maps paths to contents. */
+/**
+ * A new git repository with one commit; `files` maps paths to contents.
+ * @param {Record<string, string>} [files]
+ * @returns {string} its directory
+ */
 export function newRepo(files = { "README.md": "# fixture\n" }) {
   const dir = join(ROOT, `repo-${++repoCount}`);
   mkdirSync(dir);
@@ -58,7 +91,7 @@ export function newRepo(files = { "README.md": "# fixture\n" }) {
   return dir;
 }
 
-/** Text of a message's content. */
+/** Text of a message's content. @param {WithContent} m @returns {string} */
 export const text = (m) => (typeof m.content === "string" ? m.content : m.content.map((c) => c.text ?? "").join("\n"));
 
 const { createPiNativeHooks } = await import("../extension/hooks.ts");
@@ -66,9 +99,34 @@ export { createPiNativeHooks };
 export const newModelRuntime = () => pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null });
 
 /**
+ * @typedef {object} StartOptions
+ * @property {string} repo the session's working directory
+ * @property {string} configRoot the config root the extension loads
+ * @property {Response[]} [responses] the faux model's answers, in order
+ * @property {Omit<PiNativeHooksOptions, "configRoot">} [options] the extension's other options
+ * @property {SessionManager} [sessionManager] default: an in-memory session on `repo`
+ * @property {SessionStartEvent} [sessionStartEvent] default: Pi's (a fresh start)
+ * @property {boolean} [ui] bind a (recording) UI; default true
+ * @property {ExtensionFactory[]} [extra] more extensions, loaded after this one
+ */
+
+/**
+ * A started session and what the test observes of it.
+ * @typedef {object} Started
+ * @property {AgentSession} session
+ * @property {FauxProviderHandle} faux
+ * @property {TranscriptContext[]} contexts what the model received on each call, in order
+ * @property {UICall[]} ui the UI calls, in order
+ * @property {ExtensionError[]} errors the extension handlers' errors
+ * @property {boolean[]} confirmAnswers what the next `confirm` calls answer (false once empty)
+ */
+
+/**
  * Starts a Pi session on `repo` with this extension built for `configRoot` (the test seam) and the
  * faux provider answering `responses` in order. Returns the session, what the model received on
  * each call (`contexts`), the UI calls, and the handler errors.
+ * @param {StartOptions} options
+ * @returns {Promise<Started>}
  */
 export async function start({ repo, configRoot, responses = [], options = {}, sessionManager, sessionStartEvent, ui: withUI = true, extra = [] }) {
   const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
@@ -83,6 +141,7 @@ export async function start({ repo, configRoot, responses = [], options = {}, se
   const modelRuntime = await newModelRuntime();
   const faux = ai.fauxProvider();
   modelRuntime.registerNativeProvider(faux.provider);
+  /** @type {TranscriptContext[]} */
   const contexts = [];
   faux.setResponses(responses.map((r) => (ctx) => (contexts.push(structuredClone(ctx)), typeof r === "function" ? r(ctx) : r)));
   const { session } = await pi.createAgentSession({
@@ -95,40 +154,55 @@ export async function start({ repo, configRoot, responses = [], options = {}, se
     sessionManager: sessionManager ?? pi.SessionManager.inMemory(repo),
     sessionStartEvent,
   });
+  /** @type {UICall[]} */
   const ui = [];
+  /** @type {ExtensionError[]} */
   const errors = [];
+  /** @type {boolean[]} */
   const confirmAnswers = [];
   await session.bindExtensions({
-    uiContext: withUI
-      ? {
-          notify: (...a) => ui.push(["notify", ...a]),
-          setStatus: (...a) => ui.push(["setStatus", ...a]),
-          confirm: async (...a) => (ui.push(["confirm", ...a]), confirmAnswers.shift() ?? false),
-        }
-      : undefined,
+    uiContext: withUI ? recordingUI(ui, confirmAnswers) : undefined,
     onError: (e) => errors.push(e),
   });
   return { session, faux, contexts, ui, errors, confirmAnswers };
 }
 
-/** The tool results the model received on its `n`-th call, as [id, isError, text]. */
+/**
+ * The tool results the model received in one request, as [id, isError, text].
+ * @param {TranscriptContext} context
+ * @returns {[string, boolean, string][]}
+ */
 export const toolResults = (context) =>
   context.messages.filter((m) => m.role === "toolResult").map((m) => [m.toolCallId, m.isError, text(m)]);
 
-/** Runs a slash command and returns the notifications it showed. */
+/**
+ * A session and the UI calls it made: what `command` needs.
+ * @typedef {{ session: AgentSession, ui: UICall[] }} Observed
+ */
+
+/**
+ * Runs a slash command and returns the notifications it showed.
+ * @param {Observed} started
+ * @param {string} line
+ * @returns {Promise<string[]>}
+ */
 export async function command(started, line) {
   const before = started.ui.length;
   await started.session.prompt(line);
   return notes(started.ui.slice(before));
 }
 
-/** Notifications shown so far. */
+/** Notifications shown so far. @param {UICall[]} ui @returns {string[]} */
 export const notes = (ui) => ui.filter(([kind]) => kind === "notify").map(([, message]) => message);
 
-/** The last footer text. */
+/** The last footer text. @param {UICall[]} ui @returns {string | undefined} */
 export const footer = (ui) => ui.filter(([kind, key]) => kind === "setStatus" && key === "pi-native-hooks").at(-1)?.[2];
 
-/** A config root with the built-in pack (as `pi-native-hooks init` creates it) plus `files`. */
+/**
+ * A config root with the built-in pack (as `pi-native-hooks init` creates it) plus `files`.
+ * @param {Record<string, string>} [files] paths under the root, and their contents
+ * @returns {string} the root
+ */
 export function configRoot(files = {}) {
   const root = join(ROOT, `config-${++repoCount}`, "pi-native-hooks");
   // The CLI `cargo test` built; `init` is the same code path as /hooks-init.

@@ -15,7 +15,14 @@ const WAVE_TIMEOUT_MS = 1500;
 /** How long a prompt may take before the test calls it hung (several wave timeouts). */
 const HUNG_MS = 30_000;
 
-/** Resolves like `promise`, or rejects once `ms` have passed: a hang fails the test. */
+/**
+ * Resolves like `promise`, or rejects once `ms` have passed: a hang fails the test.
+ * @template T
+ * @param {number} ms
+ * @param {Promise<T>} promise
+ * @param {string} what named in the error
+ * @returns {Promise<T>}
+ */
 async function within(ms, promise, what) {
   let timer;
   const expired = new Promise((_, reject) => {
@@ -29,7 +36,8 @@ async function within(ms, promise, what) {
 }
 
 /** Releases every reader blocked opening the FIFO `path` and puts an empty regular file in its
- *  place, so nothing the test started stays blocked (a regression must fail, not hang the run). */
+ *  place, so nothing the test started stays blocked (a regression must fail, not hang the run).
+ *  @param {string} path */
 function release(path) {
   if (!existsSync(path) || !lstatSync(path).isFIFO()) return;
   // Opening a FIFO for reading and writing never blocks; a writer releases the blocked readers.
@@ -104,6 +112,7 @@ test("a pass goes stale when a file changes outside any tool call and the next w
   const [gate] = gatesIn(started.contexts[4]);
   assert.match(gate ?? "", /\n- `sh verify\.sh` — stale: files it depends on changed at revision \d+, after its last run or waiver\n/, gate);
   assert.equal(footers(started.ui).at(-1), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
-  assert.ok(text(started.contexts[5].messages.at(-1)).includes("verify: ok"), "the rerun passed it");
+  const rerun = started.contexts[5].messages.at(-1);
+  assert.ok(rerun && text(rerun).includes("verify: ok"), "the rerun passed it");
   started.session.dispose();
 });

@@ -11,6 +11,7 @@ after(assertRealUntouched);
 
 test("pi install loads exactly one pi-native-hooks extension and the authoring skill", async () => {
   installPackage();
+  /** @type {{ packages: string[] }} Pi's settings file, as much as this test reads */
   const settings = JSON.parse(readFileSync(join(AGENT_DIR, "settings.json"), "utf8"));
   assert.deepEqual(settings.packages.map((p) => resolve(AGENT_DIR, p)), [PACKAGE]);
 

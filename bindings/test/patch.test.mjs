@@ -1,4 +1,3 @@
-// @ts-check
 // The `tool_result` patch the extension builds from the engine's decision: the original content
 // plus one text block, with `details`, `structuredContent` and `isError` passed through (Pi drops
 // `structuredContent` from a patch that replaces `content` without it).

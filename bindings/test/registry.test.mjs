@@ -16,12 +16,21 @@ import { tmpdir, userInfo } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 
+/**
+ * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
+ * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
+ * @typedef {import("./no-addon-session.mjs").SessionReport} SessionReport
+ * @typedef {{ url: string, child: import("node:child_process").ChildProcess }} Registry
+ * @typedef {{ code: number, stdout: string, stderr: string }} RunResult
+ */
+
 const execFile = promisify(execFileCallback);
 const PACKAGE = resolve(import.meta.dirname, "../..");
 
 // The real user's files, by the OS user record (not $HOME): nothing below may change them.
 const realHome = userInfo().homedir;
 const REAL_PATHS = [join(realHome, ".pi"), join(realHome, ".config", "pi-native-hooks")];
+/** @param {string} path @returns {number | "absent"} */
 const stamp = (path) => (existsSync(path) ? statSync(path).mtimeMs : "absent");
 const realBefore = REAL_PATHS.map(stamp);
 
@@ -39,9 +48,15 @@ const ai = await import("@earendil-works/pi-ai");
 
 /** Directories of a PATH with node and npm on it and no Rust toolchain. */
 const RUSTLESS_PATH = [dirname(process.execPath), "/usr/bin", "/bin"].join(delimiter);
+/** @param {string} name @param {string} path a PATH value */
 const onPath = (name, path) => path.split(delimiter).some((dir) => existsSync(join(dir, name)));
-/** The environment of the user's shell: the fake HOME, the local registry, no Rust. */
+/**
+ * The environment of the user's shell: the fake HOME, the local registry, no Rust.
+ * @param {NodeJS.ProcessEnv} [extra]
+ * @returns {NodeJS.ProcessEnv}
+ */
 const userEnv = (extra = {}) => {
+  /** @type {NodeJS.ProcessEnv} */
   const env = { ...process.env, PATH: RUSTLESS_PATH, npm_config_cache: join(ROOT, "npm-cache"), npm_config_update_notifier: "false", ...extra };
   delete env.PI_OFFLINE;
   for (const name of Object.keys(env)) if (/^(CARGO|RUSTUP|RUSTC)/.test(name)) delete env[name];
@@ -52,10 +67,15 @@ const INSTALLED = join(AGENT_DIR, "npm", "node_modules", "pi-native-hooks");
 const INSTALLED_BIN = join(AGENT_DIR, "npm", "node_modules", ".bin", "pi-native-hooks");
 const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
 
-let registry; // { url, child }
-let tarballs; // file names scripts/pack printed
-let platform; // e.g. linux-x64-gnu
+// Set by `before` and the first test; every later use runs after them.
+/** @type {Registry} */
+let registry;
+/** @type {string[]} file names scripts/pack printed */
+let tarballs;
+/** @type {string} e.g. linux-x64-gnu */
+let platform;
 
+/** @param {string} cwd @param {...string} args */
 const git = (cwd, ...args) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], {
     cwd,
@@ -73,26 +93,46 @@ function newRepo() {
   return dir;
 }
 
-/** Runs a command as the user would, resolving to { code, stdout, stderr } (never rejecting). */
+/**
+ * Whether `error` is the rejection of a command that ran and exited non-zero (rather than one
+ * that did not start or timed out): Node's execFile then gives the exit code and the output.
+ * @param {unknown} error
+ * @returns {error is RunResult}
+ */
+const exitedNonZero = (error) => typeof error === "object" && error !== null && "code" in error && typeof error.code === "number";
+
+/**
+ * Runs a command as the user would, resolving to { code, stdout, stderr } (never rejecting).
+ * @param {string} file
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeout?: number }} [options]
+ * @returns {Promise<RunResult>}
+ */
 async function run(file, args, options = {}) {
   try {
     const { stdout, stderr } = await execFile(file, args, { encoding: "utf8", timeout: 120_000, env: userEnv(), ...options });
     return { code: 0, stdout, stderr };
   } catch (error) {
-    if (typeof error.code !== "number") throw error;
+    if (!exitedNonZero(error)) throw error;
     return { code: error.code, stdout: error.stdout, stderr: error.stderr };
   }
 }
 
+/** @returns {Promise<number>} a TCP port free on 127.0.0.1 a moment ago */
 async function freePort() {
   const server = createServer();
-  await new Promise((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address();
+  await new Promise((done) => server.listen(0, "127.0.0.1", () => done(undefined)));
+  const address = server.address();
+  assert.ok(address && typeof address === "object", "a TCP server has a port");
+  const { port } = address;
   await new Promise((done) => server.close(done));
   return port;
 }
 
-/** Starts verdaccio on 127.0.0.1 with its storage and users in ROOT and no uplink; waits up to 60 s. */
+/**
+ * Starts verdaccio on 127.0.0.1 with its storage and users in ROOT and no uplink; waits up to 60 s.
+ * @returns {Promise<Registry>}
+ */
 async function startRegistry() {
   const dir = join(ROOT, "registry");
   mkdirSync(dir);
@@ -181,7 +221,9 @@ after(async () => {
 });
 
 test("scripts/pack writes the main package and this platform's package at the same version", () => {
-  const version = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8")).version;
+  /** @type {{ version: string }} */
+  const main = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8"));
+  const version = main.version;
   assert.equal(tarballs.length, 2);
   assert.equal(tarballs[0], `pi-native-hooks-${version}.tgz`);
   const match = tarballs[1].match(/^pi-native-hooks-(linux-(?:x64|arm64)-(?:gnu|musl)|darwin-(?:x64|arm64))-(.+)\.tgz$/);
@@ -201,10 +243,12 @@ test("pi install npm:pi-native-hooks from the registry, without Rust, installs t
   });
   assert.equal(installed.code, 0, `pi install failed:\n${installed.stdout}\n${installed.stderr}`);
 
+  /** @type {{ packages: string[] }} Pi's settings file, as much as this test reads */
   const settings = JSON.parse(readFileSync(join(AGENT_DIR, "settings.json"), "utf8"));
   assert.deepEqual(settings.packages, ["npm:pi-native-hooks"]);
   const modules = readdirSync(join(AGENT_DIR, "npm", "node_modules")).filter((name) => !name.startsWith("."));
   assert.deepEqual(modules.sort(), ["pi-native-hooks", `pi-native-hooks-${platform}`], "the platform package and nothing else: no peer, no other platform");
+  /** @type {{ version: string, optionalDependencies: Record<string, string> }} */
   const manifest = JSON.parse(readFileSync(join(INSTALLED, "package.json"), "utf8"));
   assert.equal(manifest.optionalDependencies[`pi-native-hooks-${platform}`], manifest.version, "the versions line up");
   assert.ok(!readdirSync(join(INSTALLED, "bindings", "native")).some((f) => f.endsWith(".node")), "the main package carries no addon");
@@ -261,6 +305,7 @@ test("a session of the installed extension gets the diagnostic, and the installe
   const modelRuntime = await pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null });
   const faux = ai.fauxProvider();
   modelRuntime.registerNativeProvider(faux.provider);
+  /** @type {TranscriptContext[]} */
   const contexts = [];
   faux.setResponses(
     [ai.fauxAssistantMessage([ai.fauxToolCall("write", { path: "src/a.ts", content: BANG }, { id: "A" })], { stopReason: "toolUse" }), ai.fauxAssistantMessage("done")].map(
@@ -276,13 +321,14 @@ test("a session of the installed extension gets the diagnostic, and the installe
     resourceLoader,
     sessionManager: pi.SessionManager.inMemory(repo),
   });
+  /** @type {ExtensionError[]} */
   const handlerErrors = [];
   await session.bindExtensions({ onError: (e) => handlerErrors.push(e) });
   await session.prompt("write a file");
   session.dispose();
   assert.deepEqual(handlerErrors, []);
   const [result] = contexts[1].messages.filter((m) => m.role === "toolResult");
-  const body = result.content.map((c) => c.text ?? "").join("\n");
+  const body = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
   assert.equal(result.isError, false);
   assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
   const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
@@ -301,6 +347,7 @@ test("the skill's workflow through the command it names: init, a new policy from
   assert.ok(relative && skill.includes("node <package>/bin/pi-native-hooks.js <command>"), "the skill says how to run the command");
   const command = resolve(join(INSTALLED, "skills/native-hook-authoring"), relative);
   assert.equal(command, join(INSTALLED, "bin/pi-native-hooks.js"));
+  /** @param {...string} args */
   const cli = (...args) => run(process.execPath, [command, ...args, "--config", root], { cwd: ROOT });
   const root = join(ROOT, "skill-root", "pi-native-hooks");
 
@@ -313,12 +360,13 @@ test("the skill's workflow through the command it names: init, a new policy from
 
   // "Copy the closest example from the reference": its diagnostic policy and that policy's fixtures.
   const contract = readFileSync(join(INSTALLED, "skills/native-hook-authoring/references/contract.md"), "utf8");
-  const policy = contract.match(/```rhai\n(const ID = "no-dynamic-import-in-src";[\s\S]*?)```/)[1];
-  const fixture = contract.match(/```yaml\n(policy: no-dynamic-import-in-src\n[\s\S]*?)```/)[1];
+  const policy = contract.match(/```rhai\n(const ID = "no-dynamic-import-in-src";[\s\S]*?)```/)?.[1];
+  const fixture = contract.match(/```yaml\n(policy: no-dynamic-import-in-src\n[\s\S]*?)```/)?.[1];
+  assert.ok(policy && fixture, "the reference holds the example policy and its fixtures");
   writeFileSync(join(root, "policies", "no-dynamic-import-in-src.rhai"), policy, { mode: 0o600 });
   writeFileSync(join(root, "policies", "tests", "no-dynamic-import-in-src.yml"), fixture, { mode: 0o600 });
 
-  // The lines `test` prints under the new policy's heading.
+  /** The lines `test` prints under the new policy's heading. @param {string} stdout */
   const section = (stdout) => {
     const lines = stdout.split("\n");
     const start = lines.findIndex((line) => line.startsWith("no-dynamic-import-in-src ("));
@@ -340,7 +388,13 @@ test("the skill's workflow through the command it names: init, a new policy from
   assert.match(doctor.stdout, /ok: no-dynamic-import-in-src \(diagnostic\)/);
 });
 
-/** Runs no-addon-session.mjs on a fresh repository with `packages` in a fresh fake agent dir. */
+/**
+ * Runs no-addon-session.mjs on a fresh repository with `packages` in a fresh fake agent dir.
+ * @param {string} name names the fake HOME
+ * @param {string[]} packages the `packages` of Pi's settings
+ * @param {NodeJS.ProcessEnv} [extraEnv]
+ * @returns {Promise<SessionReport & { agentDir: string }>}
+ */
 async function sessionWithout(name, packages, extraEnv = {}) {
   const home = join(ROOT, `home-${name}`);
   const agentDir = join(home, ".pi", "agent");
@@ -352,13 +406,19 @@ async function sessionWithout(name, packages, extraEnv = {}) {
     env: { ...process.env, HOME: home, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", ...extraEnv },
   });
   assert.equal(child.code, 0, child.stderr);
-  return { agentDir, ...JSON.parse(child.stdout) };
+  /** @type {SessionReport} the child's one JSON line */
+  const report = JSON.parse(child.stdout);
+  return { agentDir, ...report };
 }
 
 const SUPPORTED = "linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64";
 const BUILD = "build it from source with `npm run build:addon` in a checkout of the repository (needs Rust)";
 
-/** The extension loaded, said `line` once, stayed inactive, and the session answered. */
+/**
+ * The extension loaded, said `line` once, stayed inactive, and the session answered.
+ * @param {SessionReport} result
+ * @param {string} line
+ */
 function assertInactive(result, line) {
   assert.deepEqual(result.loadErrors, []);
   assert.equal(result.extensions.length, 1);

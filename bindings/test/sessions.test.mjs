@@ -22,6 +22,19 @@ import {
   toolUse,
 } from "./harness.mjs";
 import { bash, gateMessage, gatesIn, project, waive, write } from "./project.mjs";
+import { recordingUI } from "./ui.mjs";
+
+/**
+ * @typedef {import("@earendil-works/pi-coding-agent").AgentSession} AgentSession
+ * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
+ * @typedef {import("@earendil-works/pi-coding-agent").SessionEntry} SessionEntry
+ * @typedef {import("@earendil-works/pi-coding-agent").SessionManager} SessionManager
+ * @typedef {import("@earendil-works/pi-coding-agent").SessionStartEvent} SessionStartEvent
+ * @typedef {import("@earendil-works/pi-ai").AssistantMessage} AssistantMessage
+ * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
+ * @typedef {import("./harness.mjs").Observed} Observed
+ * @typedef {import("./ui.mjs").UICall} UICall
+ */
 
 after(assertRealUntouched);
 
@@ -29,15 +42,41 @@ const ai = await import("@earendil-works/pi-ai");
 const STATE = "pi-native-hooks-state";
 let sessionDirs = 0;
 const newSessionDir = () => join(ROOT, `sessions-${++sessionDirs}`);
+/** @type {SessionStartEvent} */
 const RESUME = { type: "session_start", reason: "resume" };
+/** @param {Observed} started */
 const statusText = async (started) => (await command(started, "/hooks-status")).join("\n");
+/** @param {string} status */
 const checkLine = (status) => status.match(/demo-verification\/check `sh verify\.sh`: .*/)?.[0];
-/** The states persisted on a branch, newest last, as [state of the check, required revision]. */
+/** @param {unknown} value @returns {value is Record<string, unknown>} */
+const isRecord = (value) => typeof value === "object" && value !== null;
+/**
+ * The value at `path` in a JSON record; fails the test where the path leaves the record.
+ * @param {unknown} value
+ * @param {...string} path
+ * @returns {unknown}
+ */
+const at = (value, ...path) =>
+  path.reduce((inner, key) => {
+    assert.ok(isRecord(inner), `no object holding ${key} in ${JSON.stringify(value)}`);
+    return inner[key];
+  }, value);
+/** The requirements of a persisted state record. @param {unknown} data @returns {unknown[]} */
+const requirementsOf = (data) => {
+  const requirements = at(data, "gate", "requirements");
+  assert.ok(Array.isArray(requirements), "the state lists its requirements");
+  return requirements;
+};
+
+/**
+ * The states persisted on a branch, newest last, as [state of the check, required revision].
+ * @param {SessionEntry[]} entries
+ */
 const states = (entries) =>
   entries
-    .filter((e) => e.type === "custom" && e.customType === STATE)
-    .map((e) => e.data.gate.requirements.find((r) => r.key.policy === "demo-verification"))
-    .map((r) => [r.standing.kind, r.required_revision]);
+    .flatMap((e) => (e.type === "custom" && e.customType === STATE ? [e.data] : []))
+    .map((data) => requirementsOf(data).find((r) => at(r, "key", "policy") === "demo-verification"))
+    .map((r) => [at(r, "standing", "kind"), at(r, "required_revision")]);
 
 test("a resumed session restores its state; an edit made between sessions re-arms the check at the next settle", async () => {
   const { repo, configRoot } = project();
@@ -53,6 +92,7 @@ test("a resumed session restores its state; an edit made between sessions re-arm
   assert.equal(first.faux.state.callCount, 3, "one continuation, then the cap let Pi stop");
   assert.equal(checkLine(await statusText(first)), "demo-verification/check `sh verify.sh`: not-run (required revision 1)");
   const file = first.session.sessionFile;
+  assert.ok(file, "the session is file-backed");
   first.session.dispose();
 
   // Resume: still armed, and a new session starts a new continuation count.
@@ -111,6 +151,8 @@ test("a resumed session restores its state; an edit made between sessions re-arm
 /**
  * A file-backed session with two prompts: the first arms the check and passes it, the second
  * changes src/b.ts and waives it. Returns the started session.
+ * @param {string} repo
+ * @param {string} configRoot
  */
 async function passedThenWaived(repo, configRoot) {
   const started = await start({
@@ -136,15 +178,24 @@ async function passedThenWaived(repo, configRoot) {
   return started;
 }
 
-/** The id of the assistant message whose text is `words`. */
-const said = (sessionManager, words) =>
-  sessionManager.getEntries().find((e) => e.type === "message" && e.message.role === "assistant" && text(e.message) === words).id;
+/**
+ * The id of the assistant message whose text is `words`.
+ * @param {SessionManager} sessionManager
+ * @param {string} words
+ * @returns {string}
+ */
+const said = (sessionManager, words) => {
+  const entry = sessionManager.getEntries().find((e) => e.type === "message" && e.message.role === "assistant" && text(e.message) === words);
+  assert.ok(entry, `an assistant message says ${JSON.stringify(words)}`);
+  return entry.id;
+};
 
 test("/tree navigation restores the state of the branch it moves to", async () => {
   const { repo, configRoot } = project();
   const started = await passedThenWaived(repo, configRoot);
   const sm = started.session.sessionManager;
   const leaf = sm.getLeafId();
+  assert.ok(leaf, "the session has a leaf");
   started.faux.setResponses(
     [say("ok"), toolUse(bash("V2")), say("verified on this branch"), say("never requested")].map(
       (r) => (ctx) => (started.contexts.push(structuredClone(ctx)), r),
@@ -184,18 +235,25 @@ test("/tree navigation restores the state of the branch it moves to", async () =
   started.session.dispose();
 });
 
-/** A runtime (which can fork) over the session file, with this extension and the faux model. */
+/**
+ * A runtime (which can fork) over the session file, with this extension and the faux model.
+ * @param {{ repo: string, configRoot: string, file: string, responses: AssistantMessage[] }} options
+ */
 async function startRuntime({ repo, configRoot, file, responses }) {
   const modelRuntime = await newModelRuntime();
   const faux = ai.fauxProvider();
   modelRuntime.registerNativeProvider(faux.provider);
+  /** @type {TranscriptContext[]} */
   const contexts = [];
   faux.setResponses(responses.map((r) => (ctx) => (contexts.push(structuredClone(ctx)), r)));
+  /** @type {UICall[]} */
   const ui = [];
+  /** @type {ExtensionError[]} */
   const errors = [];
+  /** @param {AgentSession} session */
   const bind = (session) =>
     session.bindExtensions({
-      uiContext: { notify: (...a) => ui.push(["notify", ...a]), setStatus: (...a) => ui.push(["setStatus", ...a]) },
+      uiContext: recordingUI(ui),
       onError: (e) => errors.push(e),
     });
   const runtime = await pi.createAgentSessionRuntime(
@@ -220,6 +278,7 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
   const { repo, configRoot } = project();
   const source = await passedThenWaived(repo, configRoot);
   const file = source.session.sessionFile;
+  assert.ok(file, "the source session is file-backed");
   source.session.dispose();
 
   const { runtime, faux, contexts, ui, errors } = await startRuntime({
@@ -232,6 +291,7 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
   const secondPrompt = runtime.session.sessionManager
     .getEntries()
     .find((e) => e.type === "message" && e.message.role === "user" && text(e.message) === "change more");
+  assert.ok(secondPrompt, "the source's second prompt is on the branch");
   assert.deepEqual(await runtime.fork(secondPrompt.id), { cancelled: false, selectedText: "change more" });
   assert.notEqual(runtime.session.sessionFile, file);
   assert.deepEqual(states(runtime.session.sessionManager.getBranch()).slice(0, 2), [["not_run", 1], ["passed", 1]]);

@@ -12,7 +12,9 @@ const FIXED = "declare const user: { name?: string } | undefined;\nexport const 
 const IGNORED =
   "declare const user: { name?: string } | undefined;\n// ast-grep-ignore: typescript-no-non-null-assertion-ts -- checked by the caller\nexport const name = user!.name;\n";
 const LAZY = 'export function View() {\n  return <div>{String(import("./page"))}</div>;\n}\n';
+/** A `write` call with id `id`. @param {string} id @param {string} path @param {string} content */
 const write = (id, path, content) => call("write", { path, content }, { id });
+/** The block appended to a tool result's text. @param {[string, boolean, string]} result */
 const blockOf = (result) => result[2].split("\n").slice(1).join("\n");
 
 test("two parallel writes: one scan, one block on one carrier naming both findings, nothing flipped to an error", async () => {
@@ -68,7 +70,10 @@ test("an unrelated wave repeats nothing; a fix drops the finding; a justified su
 
 test("a wave mixing a valid write, a blocked call and an invalid call completes without hanging", async () => {
   const repo = newRepo();
-  const blocker = (pi) => pi.on("tool_call", (event) => (event.toolCallId === "C" ? { block: true, reason: "blocked by the test" } : undefined));
+  /** @type {import("@earendil-works/pi-coding-agent").ExtensionFactory} */
+  const blocker = (pi) => {
+    pi.on("tool_call", (event) => (event.toolCallId === "C" ? { block: true, reason: "blocked by the test" } : undefined));
+  };
   const started = await start({
     repo,
     configRoot: configRoot(),

@@ -37,6 +37,7 @@ test("a relevant write arms the check; Pi continues with the gate message; the e
   const expected = gateMessage(repo, "not run since the relevant change at revision 2");
   assert.deepEqual(gatesIn(beforeSettle), [], "no gate before the settle candidate");
   const last = gated.messages.at(-1);
+  assert.ok(last, "the continuation request has messages");
   assert.deepEqual([last.role, text(last)], ["user", expected], "the model was sent back with the exact command and the project root");
   assert.deepEqual(gateEntries(started.session.sessionManager), [[expected, true]], "one displayed custom message of the gate's type");
   assert.deepEqual(toolResults(afterCheck).at(-1), ["V", false, "verify: ok\n"], "the check's own result is untouched");
