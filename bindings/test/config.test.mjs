@@ -6,7 +6,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
@@ -173,8 +173,10 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   assert.equal(declined.length, 1, "only the dry run was shown");
   const dryRun = declined[0].split("\n");
   assert.equal(dryRun[0], "pi-native-hooks init (dry run):");
-  const planned = dryRun.slice(1).map((line) => line.replace(/^would create: /, ""));
-  assert.ok(dryRun.slice(1).every((line) => line.startsWith("would create: ")));
+  const entries = dryRun.slice(1, -1);
+  const planned = entries.map((line) => line.replace(/^would create: /, ""));
+  assert.ok(entries.every((line) => line.startsWith("would create: ")));
+  assert.match(dryRun.at(-1), /^no verification policy proposed: .*: no package\.json or Cargo\.toml at the project root;/, "a repository without a manifest gets no proposal, and says why");
   const confirms = started.ui.filter(([kind]) => kind === "confirm");
   assert.deepEqual(confirms.map(([, title, message]) => [title, message]), [["Create the pi-native-hooks config?", `${planned.length} entries under ${root}`]]);
 
@@ -200,5 +202,41 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   await started.session.reload();
   assert.deepEqual(started.errors, []);
   assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics`);
+  started.session.dispose();
+});
+
+test("/hooks-init on a Node project proposes its verification policy in the dry run, writes it on yes, and never overwrites it", async () => {
+  const root = missingRoot();
+  const repo = newRepo({ "package.json": JSON.stringify({ name: "shop", scripts: { test: "node --test", lint: "eslint ." } }) });
+  const started = await start({ repo, configRoot: root });
+  const policy = join(root, "policies", "shop-verification.rhai");
+
+  started.confirmAnswers.push(false);
+  const [dryRun] = await command(started, "/hooks-init");
+  const lines = dryRun.split("\n");
+  assert.ok(lines.includes(`would create: ${policy}`), dryRun);
+  assert.equal(lines.at(-1), 'proposed verification policy shop-verification.rhai for the project "shop" (package.json): npm test, npm run lint');
+  assert.ok(!lines.some((line) => /pi-native-hooks-verification|node-project-verification/.test(line)), "neither this repository's policy nor the placeholder");
+  assert.equal(existsSync(root), false, "declined: nothing written");
+
+  started.confirmAnswers.push(true);
+  const accepted = await command(started, "/hooks-init");
+  assert.match(accepted.at(-1), /^Created \d+ entries under /);
+  const text = readFileSync(policy, "utf8");
+  assert.ok(text.includes('const PROJECT = #{ manifest: "package.json", name: "shop" };'), text);
+  assert.equal(statSync(policy).mode & 0o777, 0o600);
+
+  // The user edits the proposal; a second /hooks-init keeps it.
+  writeFileSync(policy, `${text}// edited\n`);
+  const again = await command(started, "/hooks-init");
+  assert.ok(again[0].split("\n").includes(`exists (kept): ${policy}`), again[0]);
+  assert.equal(again.at(-1), "Nothing to create: every entry exists.");
+  assert.ok(readFileSync(policy, "utf8").endsWith("// edited\n"));
+
+  // After /reload the proposal is the project's gate: a relevant write arms `npm test`.
+  await started.session.reload();
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.ok(status.includes("shop-verification (verification)"), status);
+  assert.deepEqual(started.errors, []);
   started.session.dispose();
 });
