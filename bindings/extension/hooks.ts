@@ -179,13 +179,13 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       },
     });
     pi.registerCommand("hooks-init", {
-      description: "Create the pi-native-hooks config root with the built-in rules and policies",
+      description: "Create the pi-native-hooks config root with the built-in rules and policies and a verification policy for this project",
       handler: async (_args, ctx) => {
         await guard(ctx, "/hooks-init", async () => {
           if (!session) return ctx.ui.notify(notStarted(), "info");
           const plan = await session.initPlan();
           const missing = plan.entries.filter((entry) => !entry.exists);
-          ctx.ui.notify(`pi-native-hooks init (dry run):\n${plan.entries.map((entry) => entry.line).join("\n")}`, "info");
+          ctx.ui.notify(`pi-native-hooks init (dry run):\n${[...plan.entries.map((entry) => entry.line), ...plan.notes].join("\n")}`, "info");
           if (missing.length === 0) return ctx.ui.notify("Nothing to create: every entry exists.", "info");
           if (!ctx.hasUI) return ctx.ui.notify("No interactive UI: nothing was written. Run `pi-native-hooks init` in a terminal.", "info");
           if (!(await ctx.ui.confirm("Create the pi-native-hooks config?", `${missing.length} entries under ${session.configRoot}`))) return;

@@ -56,8 +56,9 @@ export declare class HookSession {
    */
   doctor(): Promise<string>
   /**
-   * Every entry `/hooks-init` would create under the config root, and which exist already.
-   * Async: it looks at the file system.
+   * Every entry `/hooks-init` would create under the config root (the built-in pack and the
+   * verification policy proposed for the session's project), which exist already, and what
+   * was proposed. Async: it looks at the file system.
    */
   initPlan(): Promise<InitPlan>
   /**
@@ -172,8 +173,15 @@ export interface FailedRun {
 export interface Footer {
   /** The line to show. */
   text: string
-  /** True when a config root was loaded. */
+  /** True when a config root or the built-in pack was loaded. */
   active: boolean
+  /**
+   * Which configuration is in use: `builtin` (no config root exists) or `active` (the root in
+   * `configRoot`), or why none is (`untrusted`).
+   */
+  configSource: ConfigSource
+  /** The config root in use or refused; absent for the built-in pack. */
+  configRoot?: string
   /** Diagnostics delivered so far. */
   delivered: number
   /** Requirements that passed. */
@@ -218,6 +226,8 @@ export interface InitPlan {
   root: string
   /** Every entry, in creation order. */
   entries: Array<InitPlanEntry>
+  /** What was proposed for the session's project, or why nothing was; escaped. */
+  notes: Array<string>
 }
 
 /** One entry of the plan. */
@@ -253,7 +263,8 @@ export interface NotAnalyzedFile {
 
 /**
  * Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
- * checks); an absent root gives an inactive session whose status explains `/hooks-init`.
+ * checks); an absent root gives a session over the built-in pack (no verification) whose status
+ * explains `/hooks-init`.
  * Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
  */
 export declare function openSession(options: SessionOptions): Promise<HookSession | BindingError>

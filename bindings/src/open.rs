@@ -12,7 +12,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
-/// checks); an absent root gives an inactive session whose status explains `/hooks-init`.
+/// checks); an absent root gives a session over the built-in pack (no verification) whose status
+/// explains `/hooks-init`.
 /// Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
 #[napi]
 pub async fn open_session(options: SessionOptions) -> Either<HookSession, BindingError> {

@@ -10,9 +10,9 @@ use crate::types::{
 };
 use napi::Either;
 use napi_derive::napi;
-use pi_native_hooks::policy::init;
 use pi_native_hooks::session::{Session, render_status};
 use pi_native_hooks::state;
+use pi_native_hooks::verification::proposal::init_plan;
 use pi_native_hooks::wave::AssistantMessage;
 use std::sync::Arc;
 
@@ -140,11 +140,12 @@ impl HookSession {
         self.inner.doctor_text().await
     }
 
-    /// Every entry `/hooks-init` would create under the config root, and which exist already.
-    /// Async: it looks at the file system.
+    /// Every entry `/hooks-init` would create under the config root (the built-in pack and the
+    /// verification policy proposed for the session's project), which exist already, and what
+    /// was proposed. Async: it looks at the file system.
     #[napi]
     pub async fn init_plan(&self) -> InitPlan {
-        InitPlan::from(&init::InitPlan::new(self.inner.config_root()))
+        InitPlan::from(&init_plan(self.inner.config_root(), self.inner.cwd()))
     }
 
     /// Creates the missing entries of the config root (never overwrites; on failure removes what
@@ -152,7 +153,7 @@ impl HookSession {
     /// (`PNH_INIT_FAILED`).
     #[napi]
     pub async fn init_apply(&self) -> Either<Vec<String>, BindingError> {
-        match init::InitPlan::new(self.inner.config_root()).apply() {
+        match init_plan(self.inner.config_root(), self.inner.cwd()).apply() {
             Ok(created) => Either::A(created.iter().map(|p| p.display().to_string()).collect()),
             Err(error) => Either::B(BindingError::new(ErrorCode::InitFailed, error)),
         }

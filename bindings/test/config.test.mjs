@@ -1,13 +1,14 @@
 // Scenarios 8-9 on the real Pi runtime: a broken config root (a policy that does not compile, one
 // that runs until the sandbox deadline stops it, a group-writable policy file) leaves its siblings
 // working, every tool result intact, and `/hooks-doctor` naming each problem; without a config
-// root the extension is inactive, says how to create one, and `/hooks-init` writes only after
-// the user confirms in a UI.
+// root the built-in pack runs exactly as `check` runs it (diagnostics, no verification, nothing
+// written), and `/hooks-init` writes only after the user confirms in a UI.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, readdirSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { ROOT, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -47,7 +48,7 @@ test("a broken, a looping and a group-writable policy: siblings still deliver, r
       say("done"),
     ],
   });
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · degraded (/hooks-doctor)", "the footer shows the load failures at once");
+  assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics · degraded (/hooks-doctor)`, "the footer shows the load failures at once");
   await started.session.prompt("write and check");
   assert.deepEqual(started.errors, []);
   assert.equal(started.faux.state.callCount, 2);
@@ -66,7 +67,7 @@ test("a broken, a looping and a group-writable policy: siblings still deliver, r
   assert.match(block, FINDING, "the sibling built-in policy still delivered its diagnostic");
   assert.doesNotMatch(block, /group-writable guidance/, "the untrusted policy was not loaded");
   assert.match(block, /this check is incomplete \(1 policy failed\)/, "the model is told the check is incomplete");
-  assert.equal(footer(started.ui), "hooks: 1 diagnostics · degraded (/hooks-doctor)");
+  assert.equal(footer(started.ui), `hooks: ${root} · 1 diagnostics · degraded (/hooks-doctor)`);
 
   const doctor = (await command(started, "/hooks-doctor")).join("\n");
   const policies = join(root, "policies");
@@ -87,12 +88,12 @@ test("a policy that fails only at run time marks the footer degraded and is name
   const root = configRoot({ "policies/loops-forever.rhai": LOOPS });
   const repo = newRepo();
   const started = await start({ repo, configRoot: root, responses: [toolUse(call("write", { path: "src/a.ts", content: BANG }, { id: "A" })), say("done")] });
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics", "everything loaded");
+  assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics`, "everything loaded");
   await started.session.prompt("write");
   const [[, isError, body]] = toolResults(started.contexts[1]);
   assert.equal(isError, false);
   assert.match(body, FINDING);
-  assert.equal(footer(started.ui), "hooks: 1 diagnostics · degraded (/hooks-doctor)");
+  assert.equal(footer(started.ui), `hooks: ${root} · 1 diagnostics · degraded (/hooks-doctor)`);
   const doctor = (await command(started, "/hooks-doctor")).join("\n");
   assert.ok(doctor.includes(`policy failure: ${join(root, "policies")}/loops-forever.rhai: \`evaluate\` failed: timed out after`));
   started.session.dispose();
@@ -102,22 +103,47 @@ let absent = 0;
 /** A config root path that does not exist (nor does its parent). */
 const missingRoot = () => join(ROOT, `absent-${++absent}`, "pi-native-hooks");
 
-test("without a config root the extension is inactive, says how to create one, and changes nothing", async () => {
-  const root = missingRoot();
+test("on the first run, without a config root, the built-in pack delivers as check does, with no gate and nothing written", async () => {
+  // Where the personal root would be in the fake HOME: nothing is there, nothing is created.
+  const config = join(HOME, ".config");
+  const root = join(config, "pi-native-hooks");
+  assert.equal(existsSync(config), false);
   const repo = newRepo();
   const started = await start({ repo, configRoot: root, responses: [toolUse(call("write", { path: "src/a.ts", content: BANG }, { id: "A" })), say("done")] });
-  assert.equal(footer(started.ui), "hooks: inactive (/hooks-init)");
+  assert.equal(footer(started.ui), "hooks: built-in pack · 0 diagnostics");
   const status = (await command(started, "/hooks-status")).join("\n");
-  assert.match(status, /^pi-native-hooks inactive\n/);
-  assert.ok(
-    status.includes(`pi-native-hooks is inactive: there is no config root at ${root}. Run /hooks-init to create it with the built-in rules and policies.`),
-    status,
-  );
+  assert.match(status, /^pi-native-hooks active\n/);
+  assert.ok(status.includes(`no config root at ${root}: the built-in pack runs`), status);
+  assert.ok(status.includes("\nconfig: built-in pack\n"), status);
+  assert.ok(status.includes("verification: no requirement matches this project"), status);
+
   await started.session.prompt("write");
-  assert.equal(started.faux.state.callCount, 2, "no gate");
-  assert.deepEqual(toolResults(started.contexts[1]), [["A", false, "Successfully wrote to src/a.ts"]], "no diagnostics");
   assert.deepEqual(started.errors, []);
-  assert.equal(existsSync(root), false);
+  assert.equal(started.faux.state.callCount, 2, "no gate: the model was called for the write and once more, never sent back");
+  const [[id, isError, body]] = toolResults(started.contexts[1]);
+  assert.deepEqual([id, isError], ["A", false]);
+  assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
+  const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
+  assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
+  assert.equal(footer(started.ui), "hooks: built-in pack · 1 diagnostics");
+  assert.equal(started.contexts.flatMap((c) => c.messages).filter((m) => m.role === "custom").length, 0, "no gate message");
+
+  // `check` with no config root (here: the built-in pack, as it runs without one) reports the same finding.
+  const check = (() => {
+    try {
+      return execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["check", "--builtin"], { cwd: repo, encoding: "utf8" });
+    } catch (error) {
+      assert.equal(error.status, 1, error.stderr);
+      return error.stdout;
+    }
+  })();
+  assert.deepEqual(check.trim().split("\n").map((line) => line.split(" ").slice(0, 2).join(" ")), delivered);
+
+  // /hooks-doctor's advice names both ways to create the root.
+  const doctor = (await command(started, "/hooks-doctor")).join("\n");
+  assert.match(doctor, /^in use: the built-in pack \(no config root exists; verification is off\)\n/);
+  assert.ok(doctor.includes("/hooks-init in Pi or `pi-native-hooks init` in a terminal"), doctor);
+  assert.equal(existsSync(config), false, "no files were created under the fake HOME's config directory");
   started.session.dispose();
 });
 
@@ -152,8 +178,10 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   assert.equal(declined.length, 1, "only the dry run was shown");
   const dryRun = declined[0].split("\n");
   assert.equal(dryRun[0], "pi-native-hooks init (dry run):");
-  const planned = dryRun.slice(1).map((line) => line.replace(/^would create: /, ""));
-  assert.ok(dryRun.slice(1).every((line) => line.startsWith("would create: ")));
+  const entries = dryRun.slice(1, -1);
+  const planned = entries.map((line) => line.replace(/^would create: /, ""));
+  assert.ok(entries.every((line) => line.startsWith("would create: ")));
+  assert.match(dryRun.at(-1), /^no verification policy proposed: .*: no package\.json or Cargo\.toml at the project root;/, "a repository without a manifest gets no proposal, and says why");
   const confirms = started.ui.filter(([kind]) => kind === "confirm");
   assert.deepEqual(confirms.map(([, title, message]) => [title, message]), [["Create the pi-native-hooks config?", `${planned.length} entries under ${root}`]]);
 
@@ -178,6 +206,42 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   // /reload activates the new root.
   await started.session.reload();
   assert.deepEqual(started.errors, []);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics");
+  assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics`);
+  started.session.dispose();
+});
+
+test("/hooks-init on a Node project proposes its verification policy in the dry run, writes it on yes, and never overwrites it", async () => {
+  const root = missingRoot();
+  const repo = newRepo({ "package.json": JSON.stringify({ name: "shop", scripts: { test: "node --test", lint: "eslint ." } }) });
+  const started = await start({ repo, configRoot: root });
+  const policy = join(root, "policies", "shop-verification.rhai");
+
+  started.confirmAnswers.push(false);
+  const [dryRun] = await command(started, "/hooks-init");
+  const lines = dryRun.split("\n");
+  assert.ok(lines.includes(`would create: ${policy}`), dryRun);
+  assert.equal(lines.at(-1), 'proposed verification policy shop-verification.rhai for the project "shop" (package.json): npm test, npm run lint');
+  assert.ok(!lines.some((line) => /pi-native-hooks-verification|node-project-verification/.test(line)), "neither this repository's policy nor the placeholder");
+  assert.equal(existsSync(root), false, "declined: nothing written");
+
+  started.confirmAnswers.push(true);
+  const accepted = await command(started, "/hooks-init");
+  assert.match(accepted.at(-1), /^Created \d+ entries under /);
+  const text = readFileSync(policy, "utf8");
+  assert.ok(text.includes('const PROJECT = #{ manifest: "package.json", name: "shop" };'), text);
+  assert.equal(statSync(policy).mode & 0o777, 0o600);
+
+  // The user edits the proposal; a second /hooks-init keeps it.
+  writeFileSync(policy, `${text}// edited\n`);
+  const again = await command(started, "/hooks-init");
+  assert.ok(again[0].split("\n").includes(`exists (kept): ${policy}`), again[0]);
+  assert.equal(again.at(-1), "Nothing to create: every entry exists.");
+  assert.ok(readFileSync(policy, "utf8").endsWith("// edited\n"));
+
+  // After /reload the proposal is the project's gate: a relevant write arms `npm test`.
+  await started.session.reload();
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.ok(status.includes("shop-verification (verification)"), status);
+  assert.deepEqual(started.errors, []);
   started.session.dispose();
 });

@@ -111,7 +111,7 @@ test("a pass goes stale when a file changes outside any tool call and the next w
   assert.equal(started.faux.state.callCount, 6, "Pi continued with the gate message instead of settling, then settled after the rerun");
   const [gate] = gatesIn(started.contexts[4]);
   assert.match(gate ?? "", /\n- `sh verify\.sh` — stale: files it depends on changed at revision \d+, after its last run or waiver\n/, gate);
-  assert.equal(footers(started.ui).at(-1), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footers(started.ui).at(-1), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   const rerun = started.contexts[5].messages.at(-1);
   assert.ok(rerun && text(rerun).includes("verify: ok"), "the rerun passed it");
   started.session.dispose();

@@ -274,12 +274,13 @@ test("Pi loads exactly one pi-native-hooks extension and the skill from the inst
   assert.deepEqual(loaded, [join(AGENT_DIR, "npm", "node_modules", `pi-native-hooks-${platform}`, `pi-native-hooks.${platform}.node`)]);
 });
 
-test("a session of the installed extension gets the diagnostic, and the installed check reports the same finding", async () => {
-  const root = join(ROOT, "config", "pi-native-hooks");
-  const init = await run(process.execPath, [join(INSTALLED, "bin/pi-native-hooks.js"), "init", "--config", root]);
-  assert.equal(init.code, 0, init.stderr);
+test("on the first run, with no config root, a session of the installed extension gets the built-in diagnostic, and the installed check reports the same finding", async () => {
+  // No config root: where it would be in the fake HOME, nothing exists, and nothing is created.
+  const root = join(HOME, ".config", "pi-native-hooks");
+  assert.equal(existsSync(join(HOME, ".config")), false);
   // The personal root comes from the OS user record, which no test may read: this wrapper gives the
-  // installed extension's own factory an explicit root, and Pi's loader loads it like any extension.
+  // installed extension's own factory an explicit (absent) root, and Pi's loader loads it like any
+  // extension.
   const wrapper = join(ROOT, "under-test", "index.ts");
   mkdirSync(dirname(wrapper));
   writeFileSync(
@@ -333,9 +334,12 @@ test("a session of the installed extension gets the diagnostic, and the installe
   assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
   const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
   assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
+  assert.equal(contexts.length, 2, "no verification gate sent the model back");
+  assert.equal(existsSync(join(HOME, ".config")), false, "the first run created no config");
 
-  // The command npm linked, as the user runs it, on the same repository and root.
-  const check = await run(INSTALLED_BIN, ["check", "--config", root], { cwd: repo });
+  // The command npm linked, as the user runs it, on the same repository with the built-in pack
+  // (what `check` runs without a root; the test cannot rely on the real user having none).
+  const check = await run(INSTALLED_BIN, ["check", "--builtin"], { cwd: repo });
   assert.equal(check.code, 1, `check reports findings with exit 1:\n${check.stderr}`);
   const reported = check.stdout.trim().split("\n").map((line) => line.split(" ").slice(0, 2).join(" "));
   assert.deepEqual(reported, delivered, "the same finding as the session's diagnostic");

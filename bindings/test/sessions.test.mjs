@@ -105,14 +105,14 @@ test("a resumed session restores its state; an edit made between sessions re-arm
     responses: [say("resumed"), toolUse(bash("V")), say("verified"), say("never requested")],
   });
   assert.deepEqual(second.errors, []);
-  assert.equal(footer(second.ui), "hooks: 0 diagnostics · checks: 0 passed, 1 pending", "restored armed");
+  assert.equal(footer(second.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`, "restored armed");
   assert.equal(checkLine(await statusText(second)), "demo-verification/check `sh verify.sh`: not-run (required revision 1)");
   await second.session.prompt("carry on");
   assert.equal(second.faux.state.callCount, 3);
   const notRun = gateMessage(repo, "not run since the relevant change at revision 1");
   assert.deepEqual(gatesIn(second.contexts[1]), [notRun], "the restored check gates the resumed session");
   assert.equal(second.contexts[1].messages.filter((m) => m.role === "user" && text(m) === "change the code").length, 1, "the model saw the resumed history");
-  assert.equal(footer(second.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(second.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   second.session.dispose();
 
   // Out of band, between sessions: the test edits a file the check depends on.
@@ -136,7 +136,7 @@ test("a resumed session restores its state; an edit made between sessions re-arm
   await third.session.prompt("and now?");
   assert.equal(third.faux.state.callCount, 6);
   assert.deepEqual(gatesIn(third.contexts[4]), [gateMessage(repo, "stale: files it depends on changed at revision 3, after its last run or waiver")]);
-  assert.equal(footer(third.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(third.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   assert.deepEqual(states(pi.SessionManager.open(file).getBranch()), [
     ["not_run", 1],
     ["passed", 1],
@@ -208,20 +208,20 @@ test("/tree navigation restores the state of the branch it moves to", async () =
   assert.equal((await started.session.navigateTree(said(sm, "done"), { summarize: false })).cancelled, false);
   assert.deepEqual(started.errors, []);
   assert.equal(checkLine(await statusText(started)), "demo-verification/check `sh verify.sh`: not-run (required revision 2)");
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 0 passed, 1 pending");
+  assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
 
   // After the first prompt settled: passed there, and the later edit makes it stale; the waiver
   // of the abandoned branch does not apply.
   assert.equal((await started.session.navigateTree(said(sm, "verified"), { summarize: false })).cancelled, false);
   assert.equal(checkLine(await statusText(started)), "demo-verification/check `sh verify.sh`: stale (required revision 2)");
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 0 passed, 1 pending");
+  assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
 
   // Back to the waived leaf.
   assert.equal((await started.session.navigateTree(leaf, { summarize: false })).cancelled, false);
   const status = await statusText(started);
   assert.equal(checkLine(status), "demo-verification/check `sh verify.sh`: waived (required revision 2)");
   assert.match(status, /waived \(not passed\): the device is unavailable/);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 0 passed, 0 pending, 1 waived");
+  assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 0 pending, 1 waived`);
 
   // Work continues from the passed branch: the gate asks for the check again.
   await started.session.navigateTree(said(sm, "verified"), { summarize: false });
@@ -230,7 +230,7 @@ test("/tree navigation restores the state of the branch it moves to", async () =
   const [, gated] = started.contexts.slice(-3);
   assert.deepEqual(gatesIn(gated), [gateMessage(repo, "stale: files it depends on changed at revision 2, after its last run or waiver")]);
   assert.equal(gated.messages.filter((m) => m.role === "user" && text(m) === "change more").length, 0, "the model saw only this branch");
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   assert.deepEqual(started.errors, []);
   started.session.dispose();
 });
@@ -287,7 +287,7 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
     file,
     responses: [say("forked and done"), toolUse(bash("V3")), say("verified in the fork"), say("never requested")],
   });
-  assert.equal(footer(ui), "hooks: 0 diagnostics · checks: 0 passed, 0 pending, 1 waived", "the resumed source is waived");
+  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 0 pending, 1 waived`, "the resumed source is waived");
   const secondPrompt = runtime.session.sessionManager
     .getEntries()
     .find((e) => e.type === "message" && e.message.role === "user" && text(e.message) === "change more");
@@ -296,14 +296,14 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
   assert.notEqual(runtime.session.sessionFile, file);
   assert.deepEqual(states(runtime.session.sessionManager.getBranch()).slice(0, 2), [["not_run", 1], ["passed", 1]]);
   // The fork's files still hold src/b.ts from the abandoned branch: drift, so the pass is stale.
-  assert.equal(footer(ui), "hooks: 0 diagnostics · checks: 0 passed, 1 pending");
+  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
 
   await runtime.session.prompt("finish in the fork");
   assert.deepEqual(errors, []);
   assert.equal(faux.state.callCount, 3);
   assert.deepEqual(gatesIn(contexts[1]), [gateMessage(repo, "stale: files it depends on changed at revision 2, after its last run or waiver")]);
   assert.equal(contexts[1].messages.filter((m) => m.role === "toolResult" && m.toolCallId === "Z").length, 0, "the model saw only the fork's branch");
-  assert.equal(footer(ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   assert.deepEqual(states(pi.SessionManager.open(file).getBranch()), [["not_run", 1], ["passed", 1], ["stale", 2], ["waived", 2]], "the source is untouched");
   assert.deepEqual(notes(ui), []);
   await runtime.dispose();

@@ -42,9 +42,9 @@ test("a relevant write arms the check; Pi continues with the gate message; the e
   assert.deepEqual(gateEntries(started.session.sessionManager), [[expected, true]], "one displayed custom message of the gate's type");
   assert.deepEqual(toolResults(afterCheck).at(-1), ["V", false, "verify: ok\n"], "the check's own result is untouched");
   assert.deepEqual(footers(started.ui), [
-    "hooks: 0 diagnostics",
-    "hooks: 0 diagnostics · checks: 0 passed, 1 pending",
-    "hooks: 0 diagnostics · checks: 1 passed, 0 pending",
+    `hooks: ${root.configRoot} · 0 diagnostics`,
+    `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`,
+    `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`,
   ]);
   const status = (await command(started, "/hooks-status")).join("\n");
   assert.match(status, /demo-verification\/check `sh verify\.sh`: passed \(required revision 2\)/);
@@ -82,7 +82,7 @@ test("`cmd -- --flag` and a failing exit do not pass the check; only the newest 
   const results = toolResults(started.contexts[7]);
   assert.deepEqual(results.map(([id, isError]) => [id, isError]), [["W", false], ["F", false], ["X", true], ["P", false]]);
   assert.equal(results[2][2], "verify: failing\n\n\nCommand exited with code 1", "the failing result is Pi's own");
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   started.session.dispose();
 });
 
@@ -111,7 +111,7 @@ test("a check racing a sibling write in the same wave does not count, even when 
       "not run since the relevant change at revision 1; the run in call V did not count: `write` call S ran in the same batch and may have changed files while it ran",
     ),
   ]);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   started.session.dispose();
 });
 
@@ -145,7 +145,7 @@ test("the waiver tool clears the check with a reason; a later relevant write re-
       "Reason recorded: the verifier needs a device this machine lacks\n" +
       "The waiver expires for a check at its next relevant change.",
   ]);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 0 passed, 0 pending, 1 waived");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 0 pending, 1 waived`);
   const status = (await command(started, "/hooks-status")).join("\n");
   assert.match(status, /demo-verification\/check `sh verify\.sh`: waived \(required revision 1\)\n {4}waived \(not passed\): the verifier needs a device this machine lacks/);
 
@@ -157,7 +157,7 @@ test("the waiver tool clears the check with a reason; a later relevant write re-
   ], "the waiver expired at the relevant write; only the newest gate message is in context");
   const [refused] = toolResults(started.contexts[7]).slice(-1);
   assert.deepEqual(refused, ["E", true, "No waiver was recorded: a waiver needs a reason: say why the required checks cannot be run"]);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 1 passed, 0 pending");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   started.session.dispose();
 });
 
@@ -179,7 +179,7 @@ test("the continuation cap stops a runaway loop, notifies the user once and keep
     "pi-native-hooks stopped asking the agent to verify after 3 continuations without progress. " +
     `Still pending (not passed): \`${CHECK}\` in ${repo}. See /hooks-status.`;
   assert.deepEqual(started.ui.filter(([kind]) => kind === "notify"), [["notify", notice, "warning"]]);
-  assert.equal(footer(started.ui), "hooks: 0 diagnostics · checks: 0 passed, 1 pending · gate exhausted");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 1 pending · gate exhausted`);
 
   await started.session.prompt("something else");
   assert.equal(started.faux.state.callCount, 6, "an exhausted gate does not force again");

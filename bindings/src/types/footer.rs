@@ -1,13 +1,20 @@
+use super::status::ConfigSource;
 use napi_derive::napi;
 use pi_native_hooks::session::{FooterSummary, footer};
+use pi_native_hooks::status::ConfigHealth;
 
 /// The footer (`ctx.ui.setStatus`): its line and the data behind it.
 #[napi(object)]
 pub struct Footer {
     /// The line to show.
     pub text: String,
-    /// True when a config root was loaded.
+    /// True when a config root or the built-in pack was loaded.
     pub active: bool,
+    /// Which configuration is in use: `builtin` (no config root exists) or `active` (the root in
+    /// `configRoot`), or why none is (`untrusted`).
+    pub config_source: ConfigSource,
+    /// The config root in use or refused; absent for the built-in pack.
+    pub config_root: Option<String>,
     /// Diagnostics delivered so far.
     pub delivered: f64,
     /// Requirements that passed.
@@ -24,9 +31,17 @@ pub struct Footer {
 
 impl From<FooterSummary> for Footer {
     fn from(summary: FooterSummary) -> Self {
+        let (config_source, config_root) = match &summary.config {
+            ConfigHealth::Active { root } => (ConfigSource::Active, Some(root)),
+            ConfigHealth::Builtin => (ConfigSource::Builtin, None),
+            ConfigHealth::Absent { root } => (ConfigSource::Absent, Some(root)),
+            ConfigHealth::Untrusted { root, .. } => (ConfigSource::Untrusted, Some(root)),
+        };
         Footer {
             text: footer(&summary),
             active: summary.active,
+            config_source,
+            config_root: config_root.map(|root| root.display().to_string()),
             #[allow(clippy::cast_precision_loss)] // a count far below 2^53
             delivered: summary.delivered as f64,
             passed: count(summary.passed),

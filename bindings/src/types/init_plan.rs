@@ -9,6 +9,8 @@ pub struct InitPlan {
     pub root: String,
     /// Every entry, in creation order.
     pub entries: Vec<InitPlanEntry>,
+    /// What was proposed for the session's project, or why nothing was; escaped.
+    pub notes: Vec<String>,
 }
 
 /// Whether an init entry is a directory or a file.
@@ -52,6 +54,11 @@ impl From<&init::InitPlan> for InitPlan {
         InitPlan {
             root: plan.root.display().to_string(),
             entries,
+            notes: plan
+                .notes
+                .iter()
+                .map(|note| escape(note).into_owned())
+                .collect(),
         }
     }
 }

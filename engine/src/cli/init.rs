@@ -1,8 +1,9 @@
-//! `pi-native-hooks init [--dry-run]`: create the personal config root with the built-in pack,
-//! listing every entry; only missing entries are created and nothing is overwritten.
+//! `pi-native-hooks init [--dry-run] [-C DIR]`: create the personal config root with the built-in
+//! pack and a verification policy proposed for the project around the current directory (or
+//! `DIR`), listing every entry; only missing entries are created and nothing is overwritten.
 
 use super::{ExitStatus, Output};
-use crate::policy::init::InitPlan;
+use crate::verification::proposal::init_plan;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `init`.
@@ -14,6 +15,9 @@ pub struct InitArgs {
     /// Create this config root instead of the personal one.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
+    /// Propose the verification policy for the project around DIR (like `git -C`).
+    #[arg(short = 'C', value_name = "DIR")]
+    pub directory: Option<PathBuf>,
 }
 
 /// Runs `init` from `cwd`.
@@ -22,9 +26,16 @@ pub fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(root) => root,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let plan = InitPlan::new(&root);
+    let project = args
+        .directory
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |dir| cwd.join(dir));
+    let plan = init_plan(&root, &project);
     for line in plan.describe(args.dry_run) {
-        let _ = writeln!(out.stdout, "{line}");
+        let _ = writeln!(out.stdout, "{}", crate::text::escape(&line));
+    }
+    for note in &plan.notes {
+        let _ = writeln!(out.stdout, "{}", crate::text::escape(note));
     }
     if args.dry_run {
         return ExitStatus::Clean;

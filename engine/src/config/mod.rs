@@ -97,8 +97,19 @@ impl ConfigSource {
         match (explicit, personal) {
             (Some(dir), _) if dir.is_dir() => Ok(Self::Root(dir.to_path_buf())),
             (Some(dir), _) => Err(ConfigSourceError::NotADirectory(dir.to_path_buf())),
-            (None, Some(root)) if root.exists() => Ok(Self::Root(root)),
-            (None, _) => Ok(Self::BuiltIn),
+            (None, Some(root)) => Ok(Self::root_or_builtin(root)),
+            (None, None) => Ok(Self::BuiltIn),
+        }
+    }
+
+    /// `root` when anything is there (even something its trust checks will refuse, so a broken
+    /// root is reported rather than replaced), else the built-in pack. `check` without
+    /// `--config` and a Pi session choose the same way.
+    pub fn root_or_builtin(root: PathBuf) -> Self {
+        if std::fs::symlink_metadata(&root).is_ok() {
+            Self::Root(root)
+        } else {
+            Self::BuiltIn
         }
     }
 

@@ -1,5 +1,8 @@
-//! The built-in policy pack: the repository's `policies/` (with their fixtures) compiled into the
-//! binary, used when no personal config root exists and copied by `init`.
+//! The built-in policy pack: the diagnostic policies of the repository's `policies/` (with their
+//! fixtures) compiled into the binary, used when no personal config root exists and copied by
+//! `init`. It holds no verification policy: the commands a project requires are the project's own,
+//! so the gate stays off until the user writes one (`init` proposes one for the project it runs
+//! in). The repository's own verification policy stays in `policies/`, for this repository only.
 
 macro_rules! embed {
     ($dir:literal: $($name:literal),+ $(,)?) => {
@@ -9,8 +12,6 @@ macro_rules! embed {
 
 /// The shipped policies, by file name, sorted.
 pub const POLICY_FILES: &[(&str, &str)] = embed!("policies":
-    "node-project-verification.rhai",
-    "pi-native-hooks-verification.rhai",
     "typescript-no-console-log.rhai",
     "typescript-no-debugger.rhai",
     "typescript-no-dynamic-import.rhai",
@@ -27,10 +28,6 @@ pub const POLICY_FILES: &[(&str, &str)] = embed!("policies":
 
 /// The shipped policy fixtures and their snapshots (`policies/tests/`), by file name, sorted.
 pub const FIXTURE_FILES: &[(&str, &str)] = embed!("policies/tests":
-    "node-project-verification.snap",
-    "node-project-verification.yml",
-    "pi-native-hooks-verification.snap",
-    "pi-native-hooks-verification.yml",
     "typescript-no-console-log.snap",
     "typescript-no-console-log.yml",
     "typescript-no-debugger.snap",

@@ -1,6 +1,8 @@
 //! `pi-native-hooks init`: lays down the personal config root with the built-in pack (sgconfig,
-//! rules, policies and their fixtures). Lists every entry first, creates only missing ones
-//! (directories 0700, files 0600), never overwrites, and removes what it created if a step fails.
+//! rules, diagnostic policies and their fixtures), plus the verification policy proposed for the
+//! project init runs in when there is one ([`InitPlan::with_policy`]; the proposal itself is
+//! `verification::proposal`'s). Lists every entry first, creates only missing ones (directories
+//! 0700, files 0600), never overwrites, and removes what it created if a step fails.
 
 use super::builtin;
 use crate::config::builtin::RULE_FILES;
@@ -38,6 +40,8 @@ pub struct InitPlan {
     pub root: PathBuf,
     /// The entries.
     pub entries: Vec<InitEntry>,
+    /// Lines shown after the entries: what was proposed for the project, or why nothing was.
+    pub notes: Vec<String>,
 }
 
 /// Why `init` failed. Everything it had created was removed again.
@@ -92,7 +96,21 @@ impl InitPlan {
         Self {
             root: root.to_path_buf(),
             entries,
+            notes: Vec::new(),
         }
+    }
+
+    /// Adds the file `policies/<file_name>` with `text` (kept when something is there already).
+    pub fn with_policy(mut self, file_name: &str, text: String) -> Self {
+        let path = self.root.join("policies").join(file_name);
+        self.entries.push(entry(path, InitContent::File(text)));
+        self
+    }
+
+    /// Adds a line shown after the entries.
+    pub fn with_note(mut self, note: String) -> Self {
+        self.notes.push(note);
+        self
     }
 
     /// One line per entry, as `init` and `/hooks-init` show the plan: `would create` (dry

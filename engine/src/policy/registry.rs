@@ -201,7 +201,7 @@ impl PolicyRegistry {
     pub fn guidance(&self) -> Option<String> {
         match &self.source {
             RegistrySource::Absent(root) => Some(format!(
-                "no personal config at {}; run `pi-native-hooks init` to create it (the built-in rules and policies apply meanwhile)",
+                "no personal config at {}; create it with /hooks-init in Pi or `pi-native-hooks init` in a terminal (the built-in rules and diagnostic policies apply meanwhile, without verification)",
                 root.display()
             )),
             RegistrySource::Untrusted(_, error) => Some(format!(

@@ -1,6 +1,9 @@
 //! Owns loading a session: the config root's rules and policies (each file trust-checked, each
 //! failure kept for the status), the ast-grep analyzer, the wave coordinator and the gate. An
-//! absent root makes an inactive session that observes nothing.
+//! absent root makes a session over the built-in pack, chosen and loaded exactly as `check`
+//! without `--config` does: its rules and diagnostic policies run, and since the pack holds no
+//! verification policy the gate requires nothing. A root that exists but fails its trust checks
+//! makes an inactive session that observes nothing.
 
 use super::options::SessionOptions;
 use super::verify::Verifier;
@@ -21,12 +24,13 @@ use std::sync::Arc;
 const ANALYSIS_THREADS: usize = 2;
 
 impl Session {
-    /// Loads `options.config_root` and starts the session's coordinator and the task that feeds
+    /// Loads `options.config_root` (or the built-in pack when nothing is there) and starts the session's coordinator and the task that feeds
     /// it finished waves to the gate. Must run inside a tokio runtime. Never fails: whatever
     /// cannot be set up is reported by [`Session::status`] and the session runs without it (a
     /// tool result is never blocked by the hooks).
     pub fn open(options: SessionOptions) -> Self {
-        let config = LoadedConfig::load(&ConfigSource::Root(options.config_root.clone()));
+        let source = ConfigSource::root_or_builtin(options.config_root.clone());
+        let config = LoadedConfig::load(&source);
         let gate = VerificationGate::new(
             GateConfig {
                 cwd: options.cwd.clone(),

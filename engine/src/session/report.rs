@@ -93,16 +93,20 @@ impl Session {
         };
         let guidance = match &hooks.config.health {
             ConfigHealth::Absent { root } => Some(format!(
-                "pi-native-hooks is inactive: there is no config root at {}. Run /hooks-init to create it with the built-in rules and policies.",
+                "pi-native-hooks is inactive: there is no config root at {}. {INIT_ADVICE}",
                 root.display()
             )),
             ConfigHealth::Untrusted { error, .. } => Some(format!(
                 "pi-native-hooks is inactive: the config root is not trusted ({error}). Fix it, then /reload."
             )),
-            ConfigHealth::Active { .. } | ConfigHealth::Builtin => self
-                .state
-                .idle_reason()
-                .map(|reason| format!("tool waves are not observed: {reason}")),
+            ConfigHealth::Active { .. } | ConfigHealth::Builtin => match self.state.idle_reason() {
+                Some(reason) => Some(format!("tool waves are not observed: {reason}")),
+                None if hooks.config.health == ConfigHealth::Builtin => Some(format!(
+                    "no config root at {}: the built-in pack runs (its rules and diagnostic policies; verification is off, since the commands a project requires are its own). {INIT_ADVICE}",
+                    self.options.config_root.display()
+                )),
+                None => None,
+            },
         };
         SessionStatus {
             active: self.is_active(),
@@ -125,7 +129,16 @@ impl Session {
                 .unwrap_or_else(|error| {
                     format!("the config root could not be examined: {error}\n")
                 });
-        let mut out = escape_lines(&report);
+        let mut out = String::new();
+        if self.config_status.health == ConfigHealth::Builtin {
+            put(
+                &mut out,
+                format_args!(
+                    "in use: the built-in pack (no config root exists; verification is off)"
+                ),
+            );
+        }
+        out.push_str(&escape_lines(&report));
         let status = self.status();
         if let Some(reason) = self.state.idle_reason() {
             put(
@@ -157,12 +170,17 @@ impl Session {
     }
 }
 
+/// How to create the config root, true in Pi and in a terminal alike.
+const INIT_ADVICE: &str = "Run /hooks-init in Pi (or `pi-native-hooks init` in a terminal) to create it with the built-in rules and diagnostic policies and a verification policy for this project, then /reload.";
+
 /// What the footer shows, gathered without building the whole status (it is refreshed after
 /// every wave).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FooterSummary {
-    /// True when a config root was loaded.
+    /// True when a config root or the built-in pack was loaded.
     pub active: bool,
+    /// Which configuration is in use (the built-in pack or a root), or why none is.
+    pub config: ConfigHealth,
     /// Diagnostics delivered so far.
     pub delivered: u64,
     /// Requirements that passed.
@@ -188,6 +206,7 @@ impl Session {
             .unwrap_or_default();
         FooterSummary {
             active: self.is_active(),
+            config: self.config_status.health.clone(),
             delivered: totals.delivered,
             passed: published.passed,
             pending: published.pending,
@@ -202,13 +221,24 @@ impl Session {
     }
 }
 
-/// The footer line (`ctx.ui.setStatus("pi-native-hooks", …)`): diagnostics delivered, the
-/// verification summary, and a degraded marker.
+/// The footer line (`ctx.ui.setStatus("pi-native-hooks", …)`): the configuration in use (`built-in
+/// pack` or the root's path), diagnostics delivered, the verification summary, and a degraded
+/// marker. Escaped: the root's path is the user's.
 pub fn footer(summary: &FooterSummary) -> String {
+    let config = match &summary.config {
+        ConfigHealth::Builtin => "built-in pack".to_owned(),
+        ConfigHealth::Active { root } => escape(&root.display().to_string()).into_owned(),
+        ConfigHealth::Absent { .. } => {
+            return "hooks: inactive, no config (/hooks-init)".to_owned();
+        }
+        ConfigHealth::Untrusted { .. } => {
+            return "hooks: inactive, config root not trusted (/hooks-doctor)".to_owned();
+        }
+    };
     if !summary.active {
-        return "hooks: inactive (/hooks-init)".to_owned();
+        return format!("hooks: {config} · inactive (/hooks-status)");
     }
-    let mut line = format!("hooks: {} diagnostics", summary.delivered);
+    let mut line = format!("hooks: {config} · {} diagnostics", summary.delivered);
     if summary.passed + summary.pending + summary.waived > 0 {
         let _ = write!(
             line,

@@ -91,7 +91,7 @@ const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 /// Reads a manifest the way every repository file is read: never through a final symlink, never
 /// blocking (a FIFO named `package.json` must not hang the session), regular files only, bounded.
 /// `Ok(None)` when nothing is there.
-fn read_manifest(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Option<String>, String> {
     let (file, stat) = match open_no_follow(path) {
         Ok(Opened::Regular { file, stat }) => (file, stat),
         Ok(Opened::Other { kind, .. }) => {

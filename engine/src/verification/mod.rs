@@ -18,6 +18,7 @@ mod gate;
 mod manifest;
 mod observation;
 mod project;
+pub mod proposal;
 mod reconcile;
 mod record;
 mod relevance;

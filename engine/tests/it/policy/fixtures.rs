@@ -40,6 +40,19 @@ fn shipped_policies_pass_their_fixtures_with_the_real_analyzer() {
     assert!(report.case_count() >= 10);
 }
 
+#[test]
+fn example_policies_pass_their_fixtures() {
+    // `examples/` is a config root of verification policies to copy (docs/verification.md).
+    let examples = checkout().join("examples");
+    let registry = PolicyRegistry::load(&examples);
+    assert!(registry.problems().is_empty(), "{:?}", registry.problems());
+    assert_eq!(registry.policies().len(), 1);
+    let report = run_fixtures(&examples, &registry, &mut builtin_analyzer(), false);
+    assert!(report.passed(), "{}", describe(&report));
+    assert!(report.untested.is_empty(), "{:?}", report.untested);
+    assert_eq!(report.case_count(), 3);
+}
+
 /// A stand-in analyzer: every line containing `BAD` is a finding of `rule-a`.
 fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
     let findings = files

@@ -79,8 +79,6 @@ fn builtin_pack_loads_cleanly() {
     assert_eq!(
         ids,
         [
-            "node-project-verification",
-            "pi-native-hooks-verification",
             "typescript-no-console-log",
             "typescript-no-debugger",
             "typescript-no-dynamic-import",
@@ -373,8 +371,27 @@ fn digest_covers_policies_and_rule_files() {
 }
 
 #[test]
-fn verification_requirements_follow_affects_predicates() {
+fn builtin_pack_holds_no_verification_policy() {
+    // Verification stays off until the user writes a policy for their project: a first run on
+    // the built-in pack arms nothing.
     let registry = PolicyRegistry::builtin();
+    let kinds: Vec<String> = registry
+        .policies()
+        .iter()
+        .map(|p| p.contract.kind().to_string())
+        .collect();
+    assert!(kinds.iter().all(|k| k == "diagnostic"), "{kinds:?}");
+    let run = registry.affected_requirements(
+        &["src/a.ts".to_owned(), "package.json".to_owned()],
+        &CancelToken::new(),
+    );
+    assert!(run.requirements.is_empty() && run.failures.is_empty());
+}
+
+#[test]
+fn verification_requirements_follow_affects_predicates() {
+    // This repository's own verification policy, in its `policies/` (not in the built-in pack).
+    let registry = PolicyRegistry::load(crate::support::checkout());
     let paths: Vec<String> = ["engine/src/lib.rs", "docs/policies.md", "Cargo.lock"]
         .map(String::from)
         .into();

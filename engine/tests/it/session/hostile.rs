@@ -4,7 +4,7 @@
 //! command that only looks like the required one never counts, and unreadable state fails
 //! closed.
 
-use super::node_project;
+use super::{node_config, node_project};
 use crate::support::{ConfigRoot, TestRepo, write};
 use pi_native_hooks::session::{RestoreOutcome, Session, SessionOptions};
 use pi_native_hooks::state::{BranchEntry, STATE_ENTRY_TYPE};
@@ -24,7 +24,7 @@ struct Pi {
 
 impl Pi {
     async fn start(branch: &[BranchEntry]) -> (Pi, RestoreOutcome) {
-        let (repo, root) = (node_project(), ConfigRoot::builtin());
+        let (repo, root) = (node_project(), node_config());
         let mut options = SessionOptions::new(repo.path(), root.path());
         options.clock = Arc::new(|| Timestamp(1_700_000_000_000));
         let session = Session::open(options);
