@@ -126,15 +126,17 @@ test("on the first run, without a config root, the built-in pack delivers as che
   const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
   assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
   assert.equal(footer(started.ui), "hooks: built-in pack · 1 diagnostics");
-  assert.equal(started.contexts.flatMap((c) => c.messages).filter((m) => m.role === "custom").length, 0, "no gate message");
+  assert.equal(started.contexts.flatMap((c) => c.messages).filter((m) => /** @type {string} */ (m.role) === "custom").length, 0, "no gate message");
 
   // `check` with no config root (here: the built-in pack, as it runs without one) reports the same finding.
   const check = (() => {
     try {
       return execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["check", "--builtin"], { cwd: repo, encoding: "utf8" });
     } catch (error) {
-      assert.equal(error.status, 1, error.stderr);
-      return error.stdout;
+      // execFileSync throws on a non-zero exit with the child's status and output attached.
+      const failed = /** @type {{ status?: number, stdout?: string, stderr?: string }} */ (error);
+      assert.equal(failed.status, 1, failed.stderr ?? "");
+      return failed.stdout ?? "";
     }
   })();
   assert.deepEqual(check.trim().split("\n").map((line) => line.split(" ").slice(0, 2).join(" ")), delivered);
@@ -181,7 +183,7 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   const entries = dryRun.slice(1, -1);
   const planned = entries.map((line) => line.replace(/^would create: /, ""));
   assert.ok(entries.every((line) => line.startsWith("would create: ")));
-  assert.match(dryRun.at(-1), /^no verification policy proposed: .*: no package\.json or Cargo\.toml at the project root;/, "a repository without a manifest gets no proposal, and says why");
+  assert.match(dryRun.at(-1) ?? "", /^no verification policy proposed: .*: no package\.json or Cargo\.toml at the project root;/, "a repository without a manifest gets no proposal, and says why");
   const confirms = started.ui.filter(([kind]) => kind === "confirm");
   assert.deepEqual(confirms.map(([, title, message]) => [title, message]), [["Create the pi-native-hooks config?", `${planned.length} entries under ${root}`]]);
 
@@ -226,7 +228,7 @@ test("/hooks-init on a Node project proposes its verification policy in the dry 
 
   started.confirmAnswers.push(true);
   const accepted = await command(started, "/hooks-init");
-  assert.match(accepted.at(-1), /^Created \d+ entries under /);
+  assert.match(accepted.at(-1) ?? "", /^Created \d+ entries under /);
   const text = readFileSync(policy, "utf8");
   assert.ok(text.includes('const PROJECT = #{ manifest: "package.json", name: "shop" };'), text);
   assert.equal(statSync(policy).mode & 0o777, 0o600);
