@@ -9,10 +9,11 @@
 //! (reported as [`SkipReason::SymlinkOutsideRepository`]). FIFOs, sockets, devices and
 //! directories are reported as [`SkipReason::NotRegular`].
 
-use super::cache::{ScanCache, content_hash};
+use super::cache::ScanCache;
 use super::finding::{Finding, Position, Severity, SourceRange};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+use crate::hash::ContentHash;
 use crate::safe_open::{Beneath, Resolved};
 use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
@@ -90,11 +91,11 @@ enum Input {
 /// One file after reading and the cache lookup.
 enum Source {
     Text {
-        content: u128,
+        content: ContentHash,
         text: String,
     },
     Cached {
-        content: u128,
+        content: ContentHash,
         findings: Arc<[Finding]>,
     },
     Skipped(SkipReason),
@@ -103,7 +104,7 @@ enum Source {
 /// One file's outcome.
 enum Outcome {
     Analyzed {
-        content: u128,
+        content: ContentHash,
         findings: Arc<[Finding]>,
         cached: bool,
     },
@@ -298,7 +299,7 @@ impl Analyzer {
                 limit: self.limits.max_file_bytes,
             });
         }
-        let content = content_hash(&bytes);
+        let content = ContentHash::of(&bytes);
         if let Some(findings) = self.cache.get(path, content) {
             return Source::Cached { content, findings };
         }
