@@ -8,7 +8,9 @@
 //!   closures into result maps, the most flexible and slowest way to write one.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
 use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
@@ -48,7 +50,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:builtin".to_owned(),
+        analyzer: AnalyzerKey::builtin(),
         paths,
         findings,
         ..AnalysisSnapshot::default()

@@ -15,7 +15,9 @@
 #![allow(clippy::print_stdout, reason = "the table is this program's output")]
 #![allow(clippy::print_stderr, reason = "usage errors")]
 
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
 use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
@@ -190,7 +192,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:builtin".to_owned(),
+        analyzer: AnalyzerKey::builtin(),
         paths: vec![path],
         findings,
         ..AnalysisSnapshot::default()

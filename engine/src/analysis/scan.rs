@@ -11,6 +11,7 @@
 
 use super::cache::ScanCache;
 use super::finding::{Finding, Position, Severity, SourceRange};
+use super::key::AnalyzerKey;
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
 use crate::hash::ContentHash;
@@ -73,7 +74,7 @@ pub fn language_of(path: &str) -> Option<SupportLang> {
 
 /// A long-lived analyzer: one rule set, its content cache and its worker threads.
 pub struct Analyzer {
-    key: String,
+    key: AnalyzerKey,
     rules: Arc<RuleSet>,
     limits: ScanLimits,
     pool: Option<rayon::ThreadPool>,
@@ -117,7 +118,7 @@ impl Analyzer {
     /// are analyzed in parallel on a dedicated pool (a wave of one file stays on the calling
     /// thread); with 0 or 1, on the calling thread.
     pub fn new(
-        key: impl Into<String>,
+        key: impl Into<AnalyzerKey>,
         rules: Arc<RuleSet>,
         limits: ScanLimits,
         threads: usize,
@@ -145,7 +146,7 @@ impl Analyzer {
     }
 
     /// The analyzer key, e.g. `ast-grep:personal`.
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &AnalyzerKey {
         &self.key
     }
 

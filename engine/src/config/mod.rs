@@ -6,6 +6,7 @@ pub mod project;
 pub mod root;
 pub mod trust;
 
+use crate::analysis::AnalyzerKey;
 use std::path::PathBuf;
 
 /// The text of one configuration file and the path it is reported under.
@@ -103,10 +104,10 @@ impl ConfigSource {
     }
 
     /// The analyzer key policies name: `ast-grep:personal` or `ast-grep:builtin`.
-    pub fn analyzer_key(&self) -> &'static str {
+    pub fn analyzer_key(&self) -> AnalyzerKey {
         match self {
-            Self::Root(_) => "ast-grep:personal",
-            Self::BuiltIn => "ast-grep:builtin",
+            Self::Root(_) => AnalyzerKey::personal(),
+            Self::BuiltIn => AnalyzerKey::builtin(),
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use super::observe::observe;
 use super::options::Clock;
+use crate::analysis::AnalyzerKey;
 use crate::policy::PolicyFailure;
 use crate::state::{self, StateEntry};
 use crate::status::{AnalyzerStatus, VerificationStatus};
@@ -29,7 +30,7 @@ pub(super) struct GateState {
     pub(super) state_warnings: Vec<String>,
     /// Per analyzer: runs, timing, health and the files it could not analyze, folded from
     /// finished waves.
-    pub(super) analyzers: BTreeMap<String, AnalyzerStatus>,
+    pub(super) analyzers: BTreeMap<AnalyzerKey, AnalyzerStatus>,
     /// Policies that failed while running, folded from finished waves: distinct messages (each
     /// naming the file and the reason), most recent last, at most [`KEPT_POLICY_FAILURES`].
     pub(super) policy_failures: Vec<String>,

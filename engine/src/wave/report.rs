@@ -3,6 +3,7 @@
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
 use super::snapshots::SnapshotScope;
+use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::blocking::TaskFailed;
 use crate::policy::PolicyFailure;
@@ -119,7 +120,7 @@ pub enum WaveEnd {
 #[serde(rename_all = "camelCase")]
 pub struct ScanStats {
     /// The analyzer key.
-    pub analyzer: String,
+    pub analyzer: AnalyzerKey,
     /// Paths requested.
     pub files: usize,
     /// Files parsed.

@@ -7,7 +7,7 @@
 use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks::analysis::rules::load_source;
 use pi_native_hooks::analysis::{
-    AnalysisSnapshot, Analyzer, Finding, Position, ScanLimits, Severity, SourceRange,
+    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, Position, ScanLimits, Severity, SourceRange,
 };
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::policy::PolicyRegistry;
@@ -66,7 +66,7 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:personal".to_owned(),
+        analyzer: AnalyzerKey::personal(),
         paths: files.iter().map(|(p, _)| p.clone()).collect(),
         findings,
         ..AnalysisSnapshot::default()

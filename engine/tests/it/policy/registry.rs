@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::ConfigRoot;
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::{
     FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox, SandboxLimits,
@@ -44,7 +46,7 @@ fn snapshot(findings: Vec<Finding>) -> Arc<AnalysisSnapshot> {
     let mut paths: Vec<String> = findings.iter().map(|f| f.path.clone()).collect();
     paths.dedup();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:personal".to_owned(),
+        analyzer: AnalyzerKey::personal(),
         paths,
         findings,
         ..Default::default()
