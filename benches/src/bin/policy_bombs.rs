@@ -12,6 +12,20 @@
 //! call runs on a thread with a 2 MiB stack, the size of tokio's blocking pool threads where
 //! policies run in Pi.
 
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the corpora are named `.ts`/`.tsx` exactly"
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
+)]
+#![allow(
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "building generated input and tables; allocation is outside what is measured"
+)]
 #![allow(clippy::print_stdout, reason = "the table is this program's output")]
 #![allow(clippy::print_stderr, reason = "usage errors")]
 
@@ -62,6 +76,8 @@ fn bomb_bytes() -> usize {
         .unwrap_or(16_000_000)
 }
 
+// A table of cases, one literal per bomb.
+#[allow(clippy::too_many_lines)]
 fn bombs() -> Vec<Bomb> {
     let bytes = bomb_bytes();
     let thrown = bytes / 16 * 10;

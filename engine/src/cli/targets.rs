@@ -99,7 +99,7 @@ fn root_relative(relative: &Path) -> String {
 
 fn walk(root: &Path, dir: &Path, out: &mut Targets) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
         let name = entry.file_name();
         let name = name.to_string_lossy();

@@ -10,7 +10,7 @@
 use super::state::Session;
 use crate::status::{ConfigHealth, HooksStatus, VerificationStatus};
 use crate::text::{escape, escape_lines};
-use crate::wave::WaveTotals;
+use crate::wave::{WaveCoordinator, WaveTotals};
 use serde::Serialize;
 use std::fmt::{Arguments, Write};
 
@@ -41,7 +41,7 @@ impl Session {
         let wave = self
             .state
             .coordinator()
-            .map(|c| c.status())
+            .map(WaveCoordinator::status)
             .unwrap_or_default();
         let hooks = HooksStatus {
             config: self.config_status.clone(),
@@ -143,7 +143,7 @@ impl Session {
         let totals = self
             .state
             .coordinator()
-            .map(|c| c.totals())
+            .map(WaveCoordinator::totals)
             .unwrap_or_default();
         FooterSummary {
             active: self.is_active(),

@@ -11,7 +11,7 @@ use crate::policy::PolicyFailure;
 use crate::state::{self, StateEntry};
 use crate::status::{AnalyzerStatus, VerificationStatus};
 use crate::verification::{ObservedChanges, RequirementState, VerificationGate, WaveObservation};
-use crate::wave::{ScanStats, WaveCoordinator};
+use crate::wave::{NotAnalyzed, ScanStats, WaveCoordinator};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -172,8 +172,7 @@ impl Verifier {
             .as_ref()
             .is_some_and(WaveCoordinator::has_finished)
         {
-            self.run_in_turn(turn, |verifier, state| verifier.feed(state))
-                .await;
+            self.run_in_turn(turn, Verifier::feed).await;
         }
     }
 
@@ -240,13 +239,13 @@ impl GateState {
                     last_duration_micros: None,
                     total_duration_micros: 0,
                     last_error: None,
-                    not_analyzed: Default::default(),
+                    not_analyzed: NotAnalyzed::default(),
                 });
             let micros = u64::try_from(scan.duration.as_micros()).unwrap_or(u64::MAX);
             status.runs += 1;
             status.last_duration_micros = Some(micros);
             status.total_duration_micros = status.total_duration_micros.saturating_add(micros);
-            status.last_error = scan.failure.clone();
+            status.last_error.clone_from(&scan.failure);
             status.not_analyzed = scan.not_analyzed.clone();
         }
     }

@@ -283,6 +283,8 @@ fn serialize_as_text<S: serde::Serializer, T: std::fmt::Display>(
     serializer.collect_seq(items.iter().map(ToString::to_string))
 }
 
+// serde's `serialize_with` passes the field by reference, so the signature takes `&Option`.
+#[allow(clippy::ref_option)]
 fn serialize_changes<S: serde::Serializer>(
     changes: &Option<ChangeSet>,
     serializer: S,

@@ -110,7 +110,10 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
     let registry = PolicyRegistry::load(root.path());
     let first = run_fixtures(root.path(), &registry, &mut marker_analyzer, false);
     assert!(
-        first.files[0].cases.iter().all(|c| c.passed()),
+        first.files[0]
+            .cases
+            .iter()
+            .all(pi_native_hooks::policy::testing::CaseReport::passed),
         "{}",
         describe(&first)
     );

@@ -565,10 +565,7 @@ fn deeply_nested_values_do_not_exhaust_the_stack() {
         .join()
         .unwrap();
     assert!(
-        matches!(
-            &outcome,
-            Err(RunError::Timeout(_)) | Err(RunError::Limit { .. })
-        ),
+        matches!(&outcome, Err(RunError::Timeout(_) | RunError::Limit { .. })),
         "{outcome:?}"
     );
 }

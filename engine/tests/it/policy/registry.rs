@@ -233,7 +233,7 @@ fn failing_policies_never_hide_their_siblings_at_run_time() {
     );
     assert!(matches!(
         run.failures[1].reason,
-        FailureReason::Run(RunError::Timeout(_)) | FailureReason::Run(RunError::Limit { .. })
+        FailureReason::Run(RunError::Timeout(_) | RunError::Limit { .. })
     ));
     assert!(
         failures[2]
@@ -321,7 +321,7 @@ fn policies_see_only_their_rules_and_analyzer() {
         ]),
         &CancelToken::new(),
     );
-    assert_eq!(run.diagnostics.len(), 1, "{:?}", run);
+    assert_eq!(run.diagnostics.len(), 1, "{run:?}");
     assert_eq!(
         (
             run.diagnostics[0].policy.as_str(),
