@@ -3,13 +3,12 @@
 
 mod cache;
 pub mod finding;
-mod key;
 pub mod rules;
 pub mod scan;
 pub mod snapshot;
 
+pub use crate::config::AnalyzerKey;
 pub use finding::{Finding, Position, Severity, SourceRange};
-pub use key::AnalyzerKey;
 pub use rules::{RuleError, RuleLoad, RuleSet};
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};
 pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};

@@ -11,9 +11,9 @@
 
 use super::cache::ScanCache;
 use super::finding::{Finding, Position, Severity, SourceRange};
-use super::key::AnalyzerKey;
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+use crate::config::AnalyzerKey;
 use crate::hash::ContentHash;
 use crate::safe_open::{Beneath, Resolved};
 use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};

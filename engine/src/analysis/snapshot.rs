@@ -1,7 +1,7 @@
 //! The immutable result of one analysis: shared by `Arc` with every policy of a wave.
 
 use super::finding::Finding;
-use super::key::AnalyzerKey;
+use crate::config::AnalyzerKey;
 use crate::safe_open::FileKind;
 use serde::{Serialize, Serializer};
 use std::fmt;

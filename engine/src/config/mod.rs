@@ -1,12 +1,14 @@
 //! Where configuration comes from: the personal config root, its trust checks, the ast-grep
 //! project in it, and the built-in default pack compiled into the binary.
 
+mod analyzer_key;
 pub mod builtin;
 pub mod project;
 pub mod root;
 pub mod trust;
 
-use crate::analysis::AnalyzerKey;
+pub use analyzer_key::AnalyzerKey;
+
 use std::path::PathBuf;
 
 /// The text of one configuration file and the path it is reported under.

@@ -1,4 +1,5 @@
-//! Owns [`AnalyzerKey`], the name of an analyzer and of the snapshots it produces.
+//! Owns [`AnalyzerKey`], the name of an analyzer and of the snapshots it produces. A config
+//! source names its analyzer ([`ConfigSource::analyzer_key`](super::ConfigSource::analyzer_key)).
 
 use serde::Serialize;
 use std::borrow::Borrow;
