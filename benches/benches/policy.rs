@@ -7,8 +7,25 @@
 //! - `policy_evaluation_closure`: a policy that filters and maps every finding through Rhai
 //!   closures into result maps, the most flexible and slowest way to write one.
 
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the corpora are named `.ts`/`.tsx` exactly"
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
+)]
+#![allow(
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "building generated input and tables; allocation is outside what is measured"
+)]
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
 use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
@@ -48,7 +65,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:builtin".to_owned(),
+        analyzer: AnalyzerKey::builtin(),
         paths,
         findings,
         ..AnalysisSnapshot::default()
@@ -69,7 +86,7 @@ fn evaluate(snapshot) {
 "#;
 
 fn policy_evaluation(c: &mut Criterion) {
-    bench_policy(c, "policy_evaluation", PolicyRegistry::builtin(), POLICY);
+    bench_policy(c, "policy_evaluation", &PolicyRegistry::builtin(), POLICY);
     let closure = PolicyRegistry::from_sources(
         RegistrySource::Builtin,
         vec![PolicySource {
@@ -79,10 +96,10 @@ fn policy_evaluation(c: &mut Criterion) {
         }],
         Arc::new(Sandbox::default()),
     );
-    bench_policy(c, "policy_evaluation_closure", closure, "closure-policy");
+    bench_policy(c, "policy_evaluation_closure", &closure, "closure-policy");
 }
 
-fn bench_policy(c: &mut Criterion, name: &str, registry: PolicyRegistry, id: &str) {
+fn bench_policy(c: &mut Criterion, name: &str, registry: &PolicyRegistry, id: &str) {
     let policy = registry.policy(id).expect("the policy loads");
     let cancel = CancelToken::new();
     let mut group = c.benchmark_group(name);

@@ -18,6 +18,21 @@
 //!
 //! After the run the ratios the targets are stated in are printed (see `docs/performance.md`).
 
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the corpora are named `.ts`/`.tsx` exactly"
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
+)]
+#![allow(
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "building generated input and tables; allocation is outside what is measured"
+)]
+
 #[path = "../../engine/tests/it/support/ast_grep.rs"]
 mod ast_grep;
 #[path = "../../engine/tests/it/support/corpus.rs"]

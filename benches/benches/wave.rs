@@ -18,6 +18,21 @@
 //!
 //! Afterwards the ratios and the absolute target are printed (see `docs/performance.md`).
 
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the corpora are named `.ts`/`.tsx` exactly"
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
+)]
+#![allow(
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "building generated input and tables; allocation is outside what is measured"
+)]
+
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::setup::LoadedConfig;
@@ -126,7 +141,7 @@ fn generate(files: usize) -> TempDir {
     for i in 0..200 {
         write(
             root,
-            &format!("node_modules/dep{}/index.ts", i),
+            &format!("node_modules/dep{i}/index.ts"),
             "export {};\n",
         );
     }

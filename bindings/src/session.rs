@@ -92,6 +92,8 @@ impl HookSession {
 
     /// `tool_execution_end`.
     #[napi]
+    // napi-rs passes JS strings to a method as owned `String`s.
+    #[allow(clippy::needless_pass_by_value)]
     pub fn tool_execution_end(&self, id: String) {
         self.inner.tool_execution_end(&id);
     }
@@ -144,6 +146,8 @@ impl HookSession {
     /// verification policy proposed for the session's project), which exist already, and what
     /// was proposed. Async: it looks at the file system.
     #[napi]
+    // `async` makes napi-rs run it off Node's main thread and return a Promise.
+    #[allow(clippy::unused_async)]
     pub async fn init_plan(&self) -> InitPlan {
         InitPlan::from(&init_plan(self.inner.config_root(), self.inner.cwd()))
     }
@@ -152,6 +156,8 @@ impl HookSession {
     /// it created). Resolves to the created paths, or to a [`BindingError`]
     /// (`PNH_INIT_FAILED`).
     #[napi]
+    // `async` makes napi-rs run it off Node's main thread and return a Promise.
+    #[allow(clippy::unused_async)]
     pub async fn init_apply(&self) -> Either<Vec<String>, BindingError> {
         match init_plan(self.inner.config_root(), self.inner.cwd()).apply() {
             Ok(created) => Either::A(created.iter().map(|p| p.display().to_string()).collect()),

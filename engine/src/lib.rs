@@ -13,6 +13,8 @@ pub mod cancel;
 pub mod cli;
 pub mod config;
 pub mod delivery;
+pub mod hash;
+pub mod paths;
 pub mod policy;
 pub mod safe_open;
 pub mod session;

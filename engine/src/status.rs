@@ -6,6 +6,7 @@
 //! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
+use crate::analysis::AnalyzerKey;
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
     Baseline, Evidence, FailedRun, MatchedPolicy, ProjectIdentity, Rejection, RequirementKey,
@@ -295,7 +296,7 @@ impl VerificationStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct AnalyzerStatus {
     /// The analyzer key, e.g. `ast-grep:personal`.
-    pub key: String,
+    pub key: AnalyzerKey,
     /// Waves it ran in.
     pub runs: u64,
     /// Its last run's duration.

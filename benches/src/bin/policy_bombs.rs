@@ -12,10 +12,26 @@
 //! call runs on a thread with a 2 MiB stack, the size of tokio's blocking pool threads where
 //! policies run in Pi.
 
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "the corpora are named `.ts`/`.tsx` exactly"
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_precision_loss,
+    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
+)]
+#![allow(
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "building generated input and tables; allocation is outside what is measured"
+)]
 #![allow(clippy::print_stdout, reason = "the table is this program's output")]
 #![allow(clippy::print_stderr, reason = "usage errors")]
 
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::source::PolicySource;
 use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
@@ -60,6 +76,8 @@ fn bomb_bytes() -> usize {
         .unwrap_or(16_000_000)
 }
 
+// A table of cases, one literal per bomb.
+#[allow(clippy::too_many_lines)]
 fn bombs() -> Vec<Bomb> {
     let bytes = bomb_bytes();
     let thrown = bytes / 16 * 10;
@@ -190,7 +208,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:builtin".to_owned(),
+        analyzer: AnalyzerKey::builtin(),
         paths: vec![path],
         findings,
         ..AnalysisSnapshot::default()

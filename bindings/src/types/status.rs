@@ -485,7 +485,7 @@ pub struct NotAnalyzedFile {
 impl From<model::AnalyzerStatus> for AnalyzerStatus {
     fn from(status: model::AnalyzerStatus) -> Self {
         AnalyzerStatus {
-            key: status.key,
+            key: status.key.to_string(),
             runs: num(status.runs),
             last_duration_micros: status.last_duration_micros.map(num),
             total_duration_micros: num(status.total_duration_micros),

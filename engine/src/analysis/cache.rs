@@ -3,19 +3,15 @@
 //! [`Analyzer`](super::Analyzer) owns one cache and one rule set).
 
 use super::finding::Finding;
+use crate::hash::ContentHash;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// How many paths the cache remembers before it starts over.
 const DEFAULT_CAPACITY: usize = 16_384;
 
-/// The hash identifying a file's bytes (xxh3-128).
-pub(crate) fn content_hash(bytes: &[u8]) -> u128 {
-    xxhash_rust::xxh3::xxh3_128(bytes)
-}
-
 struct Entry {
-    content: u128,
+    content: ContentHash,
     findings: Arc<[Finding]>,
 }
 
@@ -36,7 +32,7 @@ impl Default for ScanCache {
 
 impl ScanCache {
     /// The cached findings of `path` if its content hash is still `content`.
-    pub(crate) fn get(&self, path: &str, content: u128) -> Option<Arc<[Finding]>> {
+    pub(crate) fn get(&self, path: &str, content: ContentHash) -> Option<Arc<[Finding]>> {
         self.entries
             .get(path)
             .filter(|e| e.content == content)
@@ -45,7 +41,7 @@ impl ScanCache {
 
     /// Remembers the findings of `path` at `content`. When full, the cache starts over: a
     /// long session touching many files re-parses at most once per file after that.
-    pub(crate) fn insert(&mut self, path: String, content: u128, findings: Arc<[Finding]>) {
+    pub(crate) fn insert(&mut self, path: String, content: ContentHash, findings: Arc<[Finding]>) {
         if self.entries.len() >= self.capacity && !self.entries.contains_key(&path) {
             self.entries.clear();
         }

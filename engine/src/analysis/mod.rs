@@ -7,6 +7,7 @@ pub mod rules;
 pub mod scan;
 pub mod snapshot;
 
+pub use crate::config::AnalyzerKey;
 pub use finding::{Finding, Position, Severity, SourceRange};
 pub use rules::{RuleError, RuleLoad, RuleSet};
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};

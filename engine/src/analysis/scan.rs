@@ -9,10 +9,12 @@
 //! (reported as [`SkipReason::SymlinkOutsideRepository`]). FIFOs, sockets, devices and
 //! directories are reported as [`SkipReason::NotRegular`].
 
-use super::cache::{ScanCache, content_hash};
+use super::cache::ScanCache;
 use super::finding::{Finding, Position, Severity, SourceRange};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+use crate::config::AnalyzerKey;
+use crate::hash::ContentHash;
 use crate::safe_open::{Beneath, Resolved};
 use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
@@ -72,7 +74,7 @@ pub fn language_of(path: &str) -> Option<SupportLang> {
 
 /// A long-lived analyzer: one rule set, its content cache and its worker threads.
 pub struct Analyzer {
-    key: String,
+    key: AnalyzerKey,
     rules: Arc<RuleSet>,
     limits: ScanLimits,
     pool: Option<rayon::ThreadPool>,
@@ -90,11 +92,11 @@ enum Input {
 /// One file after reading and the cache lookup.
 enum Source {
     Text {
-        content: u128,
+        content: ContentHash,
         text: String,
     },
     Cached {
-        content: u128,
+        content: ContentHash,
         findings: Arc<[Finding]>,
     },
     Skipped(SkipReason),
@@ -103,7 +105,7 @@ enum Source {
 /// One file's outcome.
 enum Outcome {
     Analyzed {
-        content: u128,
+        content: ContentHash,
         findings: Arc<[Finding]>,
         cached: bool,
     },
@@ -116,7 +118,7 @@ impl Analyzer {
     /// are analyzed in parallel on a dedicated pool (a wave of one file stays on the calling
     /// thread); with 0 or 1, on the calling thread.
     pub fn new(
-        key: impl Into<String>,
+        key: impl Into<AnalyzerKey>,
         rules: Arc<RuleSet>,
         limits: ScanLimits,
         threads: usize,
@@ -144,7 +146,7 @@ impl Analyzer {
     }
 
     /// The analyzer key, e.g. `ast-grep:personal`.
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &AnalyzerKey {
         &self.key
     }
 
@@ -298,7 +300,7 @@ impl Analyzer {
                 limit: self.limits.max_file_bytes,
             });
         }
-        let content = content_hash(&bytes);
+        let content = ContentHash::of(&bytes);
         if let Some(findings) = self.cache.get(path, content) {
             return Source::Cached { content, findings };
         }

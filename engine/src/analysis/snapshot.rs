@@ -1,6 +1,7 @@
 //! The immutable result of one analysis: shared by `Arc` with every policy of a wave.
 
 use super::finding::Finding;
+use crate::config::AnalyzerKey;
 use crate::safe_open::FileKind;
 use serde::{Serialize, Serializer};
 use std::fmt;
@@ -97,7 +98,7 @@ pub struct SkippedFile {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct AnalysisSnapshot {
     /// The analyzer key, e.g. `ast-grep:personal` or `ast-grep:builtin`.
-    pub analyzer: String,
+    pub analyzer: AnalyzerKey,
     /// The TS/TSX paths this analysis was asked about (repository-relative, sorted).
     pub paths: Vec<String>,
     /// Findings, sorted deterministically, at most [`ScanLimits::max_findings`](super::ScanLimits::max_findings).

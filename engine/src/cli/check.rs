@@ -136,9 +136,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
 }
 
 fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(usize::from)
-        .unwrap_or(1)
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// One printed result, in both output forms.

@@ -8,6 +8,7 @@
 //! here opens a file: the walk reads directories only, and FIFOs, sockets and devices it meets are
 //! passed on for the analysis to report.
 
+use crate::paths::RepoPath;
 use crate::workspace::{self, WorkspaceKind, normalize_lexically};
 use std::path::{Path, PathBuf};
 
@@ -75,7 +76,7 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> 
             walk(&root, &absolute, &mut targets)
                 .map_err(|error| format!("{}: {error}", path.display()))?;
         } else {
-            targets.paths.push(slash_path(&relative));
+            targets.paths.push(root_relative(&relative));
         }
     }
     Ok(targets)
@@ -89,16 +90,16 @@ fn inside(root: &Path, path: &Path) -> bool {
     }
 }
 
-fn slash_path(path: &Path) -> String {
-    path.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+/// `relative` (already stripped of the root) as a [`RepoPath`] string.
+fn root_relative(relative: &Path) -> String {
+    RepoPath::from_relative(relative)
+        .map(RepoPath::into_string)
+        .unwrap_or_default()
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Targets) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
+    entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -117,9 +118,9 @@ fn walk(root: &Path, dir: &Path, out: &mut Targets) -> std::io::Result<()> {
             continue;
         };
         if kind.is_symlink() {
-            out.unfollowed.push(slash_path(relative));
+            out.unfollowed.push(root_relative(relative));
         } else {
-            out.paths.push(slash_path(relative));
+            out.paths.push(root_relative(relative));
         }
     }
     Ok(())

@@ -6,6 +6,7 @@ use crate::config::ConfigSource;
 use crate::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
 use crate::setup::LoadedConfig;
 use crate::text::escape_lines;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `test`.
@@ -64,40 +65,48 @@ fn render(report: &TestReport) -> String {
     let mut text = String::new();
     let (mut passed, mut failed) = (0, 0);
     for file in &report.files {
-        text.push_str(&format!("{} ({})\n", file.policy, file.path.display()));
+        let _ = writeln!(text, "{} ({})", file.policy, file.path.display());
         for case in &file.cases {
             if case.passed() {
                 passed += 1;
             } else {
                 failed += 1;
             }
-            text.push_str(&format!("  {:<13} {}\n", case.status(), case.name));
+            let _ = writeln!(text, "  {:<13} {}", case.status(), case.name);
             for item in &case.noisy {
-                text.push_str(&format!("      unexpected: {item}\n"));
+                let _ = writeln!(text, "      unexpected: {item}");
             }
             for item in &case.missing {
-                text.push_str(&format!("      missing: {item}\n"));
+                let _ = writeln!(text, "      missing: {item}");
             }
             if let Some(error) = &case.error {
-                text.push_str(&format!("      error: {error}\n"));
+                let _ = writeln!(text, "      error: {error}");
             }
         }
-        text.push_str(&match &file.snapshot {
-            SnapshotStatus::Matches => "  snapshot matches\n".to_owned(),
-            SnapshotStatus::Updated => "  snapshot updated\n".to_owned(),
-            SnapshotStatus::Missing => "  snapshot missing: run with --update and review it\n".to_owned(),
-            SnapshotStatus::Differs { line, expected, actual } => format!(
-                "  snapshot differs at line {line}:\n    - {expected}\n    + {actual}\n  review, then run with --update\n"
+        let _ = match &file.snapshot {
+            SnapshotStatus::Matches => writeln!(text, "  snapshot matches"),
+            SnapshotStatus::Updated => writeln!(text, "  snapshot updated"),
+            SnapshotStatus::Missing => {
+                writeln!(text, "  snapshot missing: run with --update and review it")
+            }
+            SnapshotStatus::Differs {
+                line,
+                expected,
+                actual,
+            } => writeln!(
+                text,
+                "  snapshot differs at line {line}:\n    - {expected}\n    + {actual}\n  review, then run with --update"
             ),
-            SnapshotStatus::Failed(error) => format!("  snapshot failed: {error}\n"),
-        });
+            SnapshotStatus::Failed(error) => writeln!(text, "  snapshot failed: {error}"),
+        };
     }
     for problem in &report.problems {
-        text.push_str(&format!("problem: {problem}\n"));
+        let _ = writeln!(text, "problem: {problem}");
     }
     let verdict = if report.passed() { "ok" } else { "FAILED" };
-    text.push_str(&format!(
-        "policy tests {verdict}: {passed} cases passed, {failed} cases failed\n"
-    ));
+    let _ = writeln!(
+        text,
+        "policy tests {verdict}: {passed} cases passed, {failed} cases failed"
+    );
     text
 }

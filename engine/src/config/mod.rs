@@ -1,10 +1,13 @@
 //! Where configuration comes from: the personal config root, its trust checks, the ast-grep
 //! project in it, and the built-in default pack compiled into the binary.
 
+mod analyzer_key;
 pub mod builtin;
 pub mod project;
 pub mod root;
 pub mod trust;
+
+pub use analyzer_key::AnalyzerKey;
 
 use std::path::PathBuf;
 
@@ -114,10 +117,10 @@ impl ConfigSource {
     }
 
     /// The analyzer key policies name: `ast-grep:personal` or `ast-grep:builtin`.
-    pub fn analyzer_key(&self) -> &'static str {
+    pub fn analyzer_key(&self) -> AnalyzerKey {
         match self {
-            Self::Root(_) => "ast-grep:personal",
-            Self::BuiltIn => "ast-grep:builtin",
+            Self::Root(_) => AnalyzerKey::personal(),
+            Self::BuiltIn => AnalyzerKey::builtin(),
         }
     }
 }

@@ -570,15 +570,14 @@ impl TrustedDir {
     fn open_root_inner(path: &Path) -> Result<Self, Refusal> {
         let (parent, name) = split_path(path)?;
         let parent = walk_ancestors(&parent)?;
-        let fd = match name {
-            Some(name) => open_config_dir(parent.fd.as_fd(), &name, path)?,
-            None => {
-                // The config root is `/` itself: it gets the checks of a config directory.
-                let facts = facts_of_fd(path, parent.fd.as_fd())?;
-                check_owned(path, &facts)?;
-                nix::fcntl::open("/", config_flags() | OFlag::O_DIRECTORY, Mode::empty())
-                    .map_err(|errno| os_error(path, errno))?
-            }
+        let fd = if let Some(name) = name {
+            open_config_dir(parent.fd.as_fd(), &name, path)?
+        } else {
+            // The config root is `/` itself: it gets the checks of a config directory.
+            let facts = facts_of_fd(path, parent.fd.as_fd())?;
+            check_owned(path, &facts)?;
+            nix::fcntl::open("/", config_flags() | OFlag::O_DIRECTORY, Mode::empty())
+                .map_err(|errno| os_error(path, errno))?
         };
         Ok(Self {
             path: path.to_path_buf(),
@@ -1035,7 +1034,7 @@ mod tests {
         let big = file(
             dir.path(),
             "big.rhai",
-            &"x".repeat(MAX_FILE_BYTES as usize + 1),
+            &"x".repeat(usize::try_from(MAX_FILE_BYTES).unwrap() + 1),
             0o600,
         );
         assert!(matches!(

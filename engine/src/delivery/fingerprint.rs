@@ -82,12 +82,11 @@ impl<'a> FindingIndex<'a> {
             diagnostic.line.saturating_sub(1),
             diagnostic.column.saturating_sub(1),
         );
-        let fingerprint = match self.by_start.get(&start) {
-            Some(text_hash) => Fingerprint::of(&diagnostic, text_hash),
-            None => {
-                let message = xxhash_rust::xxh3::xxh3_64(diagnostic.message.as_bytes());
-                Fingerprint::of(&diagnostic, &format!("message:{message:016x}"))
-            }
+        let fingerprint = if let Some(text_hash) = self.by_start.get(&start) {
+            Fingerprint::of(&diagnostic, text_hash)
+        } else {
+            let message = xxhash_rust::xxh3::xxh3_64(diagnostic.message.as_bytes());
+            Fingerprint::of(&diagnostic, &format!("message:{message:016x}"))
         };
         KeyedDiagnostic {
             fingerprint,

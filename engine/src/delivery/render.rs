@@ -11,6 +11,7 @@
 
 use crate::policy::PolicyDiagnostic;
 use crate::text::{Escaped, escape};
+use std::fmt::Write;
 
 /// Bounds on the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,10 +185,11 @@ fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
 fn guidance_line(d: &PolicyDiagnostic) -> String {
     let mut line = format!("  Fix: {}", d.guidance);
     if !d.guidance.contains("ast-grep-ignore") {
-        line.push_str(&format!(
+        let _ = write!(
+            line,
             " To keep a deliberate case, add on the line above: // ast-grep-ignore: {} -- <reason>",
             Escaped(&d.rule)
-        ));
+        );
     }
     line
 }

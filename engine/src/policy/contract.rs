@@ -3,6 +3,7 @@
 //! Every problem names the line it was found on.
 
 use super::literal::{self, Literal, Value};
+use crate::analysis::AnalyzerKey;
 use rhai::{AST, ASTFlags, Stmt};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -68,11 +69,8 @@ pub struct DiagnosticSpec {
 
 impl DiagnosticSpec {
     /// True when this policy consumes snapshots produced by `analyzer`.
-    pub fn accepts_analyzer(&self, analyzer: &str) -> bool {
-        analyzer == self.analyzer
-            || analyzer
-                .strip_prefix(self.analyzer.as_str())
-                .is_some_and(|rest| rest.starts_with(':'))
+    pub fn accepts_analyzer(&self, analyzer: &AnalyzerKey) -> bool {
+        analyzer.is_selected_by(&self.analyzer)
     }
 }
 
@@ -576,9 +574,9 @@ fn evaluate(snapshot) { [] }
             panic!("diagnostic")
         };
         assert_eq!(spec.rules, ["rule-a", "rule-b"]);
-        assert!(spec.accepts_analyzer("ast-grep:personal"));
-        assert!(spec.accepts_analyzer("ast-grep"));
-        assert!(!spec.accepts_analyzer("ast-grepx"));
+        assert!(spec.accepts_analyzer(&"ast-grep:personal".into()));
+        assert!(spec.accepts_analyzer(&"ast-grep".into()));
+        assert!(!spec.accepts_analyzer(&"ast-grepx".into()));
     }
 
     #[test]

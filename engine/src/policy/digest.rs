@@ -2,6 +2,7 @@
 //! (policies and rule files), identifying exactly what was loaded.
 
 use sha2::{Digest, Sha256};
+use std::fmt::Write;
 
 /// Hex SHA-256 over `files` (path relative to the config root, content), sorted by path. Each path
 /// and content is length-prefixed, so no two different file sets hash alike.
@@ -18,8 +19,10 @@ pub fn registry_digest<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) 
     hasher
         .finalize()
         .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
 }
 
 #[cfg(test)]

@@ -101,6 +101,7 @@ impl PolicyRegistry {
 
     /// Loads the same source again. A policy file that the previous registry (`self`) had loaded
     /// and that now fails is reported with [`PolicyProblem::degraded_from`] set.
+    #[must_use]
     pub fn reload(&self) -> Self {
         let next = match &self.source {
             RegistrySource::Builtin => Self::builtin(),
@@ -114,6 +115,7 @@ impl PolicyRegistry {
     }
 
     /// Marks the problems of `next` whose file this registry had loaded as degraded.
+    #[must_use]
     pub fn mark_degraded(&self, mut next: Self) -> Self {
         let before: HashMap<&Path, &str> = self
             .policies
@@ -151,12 +153,13 @@ impl PolicyRegistry {
                 .map_err(ProblemReason::Untrusted)
                 .inspect(|text| registry.files.push((relative, text.clone())))
                 .and_then(|text| registry.compile(&path, &text));
-            let loaded = loaded.and_then(|policy| match ids.get(&policy.contract.id) {
-                Some(first) => Err(ProblemReason::DuplicateId {
-                    id: policy.contract.id,
-                    first: first.clone(),
-                }),
-                None => {
+            let loaded = loaded.and_then(|policy| {
+                if let Some(first) = ids.get(&policy.contract.id) {
+                    Err(ProblemReason::DuplicateId {
+                        id: policy.contract.id,
+                        first: first.clone(),
+                    })
+                } else {
                     ids.insert(policy.contract.id.clone(), path.clone());
                     Ok(policy)
                 }

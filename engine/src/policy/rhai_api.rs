@@ -24,7 +24,7 @@ fn register_views(engine: &mut Engine) {
         .register_type_with_name::<SnapshotView>("Snapshot")
         .register_get("findings", SnapshotView::findings)
         .register_get("analyzer", |s: &mut SnapshotView| {
-            text(&s.snapshot.analyzer)
+            text(s.snapshot.analyzer.as_str())
         })
         .register_get("paths", |s: &mut SnapshotView| -> Array {
             s.snapshot

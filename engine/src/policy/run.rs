@@ -382,7 +382,7 @@ fn failure(policy: &LoadedPolicy, function: &str, reason: FailureReason) -> Poli
         FailureReason::Malformed(message) => {
             FailureReason::Malformed(bounded(&message, MAX_MESSAGE_BYTES))
         }
-        run => run,
+        run @ FailureReason::Run(_) => run,
     };
     PolicyFailure {
         policy: policy.contract.id.clone(),

@@ -1,7 +1,7 @@
 //! Owns forwarding Pi's tool events to the wave coordinator. An idle session ignores them; no
 //! event can turn a tool result into an error or hold it longer than the wave timeout.
 
-use super::Session;
+use super::state::Session;
 use crate::wave::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
 
 impl Session {

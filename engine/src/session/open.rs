@@ -6,17 +6,13 @@
 //! makes an inactive session that observes nothing.
 
 use super::options::SessionOptions;
-use super::verify::Verifier;
-use super::{GateState, IdleReason, Session, SessionState};
-use crate::analysis::AnalyzerError;
+use super::state::{IdleReason, Session, SessionSetupError, SessionState};
+use super::verifier::{GateState, Verifier};
 use crate::config::ConfigSource;
 use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
-use crate::wave::{
-    AnalysisCoordinator, AnalysisSetupError, GitWorkspace, WaveAnalyzer, WaveCoordinator, WaveError,
-};
-use crate::workspace::WorkspaceError;
+use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveCoordinator};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -76,23 +72,6 @@ impl Session {
             options,
         }
     }
-}
-
-/// Why a session with a loaded config root could not start observing waves.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionSetupError {
-    /// The analyzer's worker threads could not be started.
-    #[error(transparent)]
-    Analyzer(#[from] AnalyzerError),
-    /// The analyzers and the policies do not fit together.
-    #[error(transparent)]
-    Analysis(#[from] AnalysisSetupError),
-    /// The working directory's repository could not be opened.
-    #[error(transparent)]
-    Workspace(#[from] WorkspaceError),
-    /// The coordinator could not be created.
-    #[error(transparent)]
-    Coordinator(#[from] WaveError),
 }
 
 fn start_coordinator(

@@ -1,5 +1,5 @@
 //! Owns what a session shows: the state each gate operation publishes for the synchronous calls
-//! ([`Published`]), the [`SessionStatus`] model behind `/hooks-status` (the engine's status plus
+//! ([`Published`](super::verifier::Published)), the [`SessionStatus`] model behind `/hooks-status` (the engine's status plus
 //! the wave totals and why the hooks are idle, if they are), the compact footer, and the status
 //! and doctor text. The binding only prints these.
 //!
@@ -7,11 +7,10 @@
 //! ([`crate::text`]), so a file name, a policy message or a reason cannot add lines or drive the
 //! terminal.
 
-use super::{GateState, Session};
+use super::state::Session;
 use crate::status::{ConfigHealth, HooksStatus, VerificationStatus};
 use crate::text::{escape, escape_lines};
-use crate::verification::RequirementState;
-use crate::wave::WaveTotals;
+use crate::wave::{WaveCoordinator, WaveTotals};
 use serde::Serialize;
 use std::fmt::{Arguments, Write};
 
@@ -34,46 +33,6 @@ pub struct SessionStatus {
     pub totals: WaveTotals,
 }
 
-/// What the last gate operation left for the synchronous calls: built on the blocking pool when
-/// the operation ends, read by cloning an `Arc`, so no reader waits for a policy run.
-pub(super) struct Published {
-    verification: VerificationStatus,
-    analyzers: Vec<crate::status::AnalyzerStatus>,
-    policy_failures: Vec<String>,
-    state_warnings: Vec<String>,
-    passed: usize,
-    pending: usize,
-    waived: usize,
-    exhausted: bool,
-}
-
-impl Published {
-    pub(super) fn of(state: &GateState) -> Self {
-        let mut published = Published {
-            verification: VerificationStatus::of(&state.gate),
-            analyzers: state.analyzers.values().cloned().collect(),
-            policy_failures: state.policy_failures.clone(),
-            state_warnings: state.state_warnings.clone(),
-            passed: 0,
-            pending: 0,
-            waived: 0,
-            exhausted: state.gate.cap().is_exhausted(),
-        };
-        for requirement in state.gate.requirements() {
-            match requirement.state() {
-                RequirementState::Passed => published.passed += 1,
-                RequirementState::Waived => published.waived += 1,
-                RequirementState::NotRun
-                | RequirementState::Failed
-                | RequirementState::Stale
-                | RequirementState::Unknown => published.pending += 1,
-                RequirementState::Inactive => {}
-            }
-        }
-        published
-    }
-}
-
 impl Session {
     /// The status model as the last gate operation left it (every finished wave is fed to the
     /// gate as it finishes). Never waits for a wave or a policy.
@@ -82,7 +41,7 @@ impl Session {
         let wave = self
             .state
             .coordinator()
-            .map(|c| c.status())
+            .map(WaveCoordinator::status)
             .unwrap_or_default();
         let hooks = HooksStatus {
             config: self.config_status.clone(),
@@ -202,7 +161,7 @@ impl Session {
         let totals = self
             .state
             .coordinator()
-            .map(|c| c.totals())
+            .map(WaveCoordinator::totals)
             .unwrap_or_default();
         FooterSummary {
             active: self.is_active(),

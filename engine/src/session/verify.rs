@@ -4,7 +4,7 @@
 //!
 //! Operations run one at a time, in call order, on tokio's blocking pool (feeding waves runs
 //! verification policies). Each one ends by queueing the state entries the binding must append
-//! and publishing what the synchronous calls read ([`Published`]). A background task feeds each
+//! and publishing what the synchronous calls read ([`Published`](super::verifier::Published)). A background task feeds each
 //! wave to the gate as soon as the coordinator records it, so the status never waits for the
 //! next async call; `tool_result` also feeds its own wave before it returns, so the entries it
 //! armed are ready when the binding asks.
@@ -18,25 +18,17 @@
 //! workspace is already unknown to the gate), so a handler returns within one deadline plus the
 //! gate's own work, and within two when the waves finish but the snapshot does not.
 
-use super::observe::observe;
-use super::options::Clock;
-use super::report::Published;
-use super::{GateState, KEPT_POLICY_FAILURES, Session};
+use super::state::Session;
+use super::verifier::Verifier;
 use crate::cancel::CancelToken;
-use crate::policy::PolicyFailure;
 use crate::state::{self, BranchEntry, StateEntry};
-use crate::status::AnalyzerStatus;
 use crate::text::escape;
 use crate::verification::{
-    ObservedChanges, SettleDecision, Waiver, WaiverError, WaiverRequest, WaveObservation,
-    WorkspaceObservation,
+    SettleDecision, Waiver, WaiverError, WaiverRequest, WorkspaceObservation,
 };
-use crate::wave::{CoordinatorFailure, ScanStats, WaveCoordinator};
+use crate::wave::CoordinatorFailure;
 use crate::workspace::capture_async;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use tokio::sync::watch;
 
 /// What restoring a branch did.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,198 +67,8 @@ pub struct WaiverOutcome {
 const GATE_FAILED: &str =
     "the verification gate failed; its state is unchanged (see /hooks-status and /hooks-doctor)";
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// The gate side of a session, shared with the background task that feeds it finished waves.
-pub(super) struct Verifier {
-    cwd: PathBuf,
-    clock: Clock,
-    /// Where finished waves come from: the session's coordinator while it runs, `None` for an
-    /// idle session (the gate then only restores, settles and waives).
-    coordinator: Option<WaveCoordinator>,
-    /// Admits one gate operation at a time, in call order.
-    turn: tokio::sync::Mutex<()>,
-    /// The gate; locked only by the operation holding `turn`, on the blocking pool.
-    state: Mutex<GateState>,
-    /// What the last operation published; locked only to swap or clone the `Arc`.
-    published: Mutex<Arc<Published>>,
-    /// State entries waiting for the binding, oldest first.
-    outbox: Mutex<Vec<StateEntry>>,
-}
-
-impl Verifier {
-    /// The gate side over `state`. With a coordinator, starts the task that feeds the gate each
-    /// wave as it finishes (it ends when the coordinator is dropped).
-    pub(super) fn start(
-        cwd: PathBuf,
-        clock: Clock,
-        coordinator: Option<WaveCoordinator>,
-        state: GateState,
-    ) -> Arc<Self> {
-        let published = Arc::new(Published::of(&state));
-        let signal = coordinator.as_ref().map(WaveCoordinator::finished_signal);
-        let verifier = Arc::new(Verifier {
-            cwd,
-            clock,
-            coordinator,
-            turn: tokio::sync::Mutex::new(()),
-            state: Mutex::new(state),
-            published: Mutex::new(published),
-            outbox: Mutex::new(Vec::new()),
-        });
-        if let Some(signal) = signal {
-            spawn_feeder(&verifier, signal);
-        }
-        verifier
-    }
-
-    /// What the last gate operation published.
-    pub(super) fn published(&self) -> Arc<Published> {
-        Arc::clone(&lock(&self.published))
-    }
-
-    /// The state entries produced so far, oldest first.
-    pub(super) fn take_entries(&self) -> Vec<StateEntry> {
-        std::mem::take(&mut *lock(&self.outbox))
-    }
-
-    /// Runs `op` on the gate on the blocking pool, after every operation called before it, then
-    /// queues its entries and publishes the new state. `None` when `op` panicked (the state
-    /// published before stays).
-    async fn run<T: Send + 'static>(
-        self: &Arc<Self>,
-        op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
-    ) -> Option<T> {
-        let turn = self.turn.lock().await;
-        self.run_in_turn(turn, op).await
-    }
-
-    /// [`Verifier::run`] once the caller holds the turn.
-    async fn run_in_turn<T: Send + 'static>(
-        self: &Arc<Self>,
-        _turn: tokio::sync::MutexGuard<'_, ()>,
-        op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
-    ) -> Option<T> {
-        let this = Arc::clone(self);
-        crate::blocking::run_blocking(move || {
-            let mut state = lock(&this.state);
-            let value = op(&this, &mut state);
-            state.collect_entry();
-            lock(&this.outbox).append(&mut state.entries);
-            *lock(&this.published) = Arc::new(Published::of(&state));
-            value
-        })
-        .await
-        .ok()
-    }
-
-    /// Feeds every wave finished so far to the gate, in order. Once an operation already
-    /// running has ended (it may be feeding the very wave the caller waits for), does nothing
-    /// when no wave is left to feed.
-    pub(super) async fn feed_finished(self: &Arc<Self>) {
-        let turn = self.turn.lock().await;
-        if self
-            .coordinator
-            .as_ref()
-            .is_some_and(WaveCoordinator::has_finished)
-        {
-            self.run_in_turn(turn, |verifier, state| verifier.feed(state))
-                .await;
-        }
-    }
-
-    fn feed(&self, state: &mut GateState) {
-        let Some(coordinator) = &self.coordinator else {
-            return;
-        };
-        for wave in coordinator.take_finished() {
-            state.fold_scans(&wave.report.scans);
-            state.fold_policy_failures(&wave.report.policy_failures);
-            if let Some(observation) = observe(&wave, &self.cwd) {
-                state.gate.observe_wave(&observation, (self.clock)());
-                state.collect_entry();
-            }
-        }
-    }
-
-    /// Tells the gate that the workspace changed in a way nobody can prove (`reason`): armed
-    /// requirements become `unknown` at a new revision.
-    fn observe_unknown(&self, state: &mut GateState, reason: String) {
-        let observation = WaveObservation {
-            changes: ObservedChanges::Unknown { reason },
-            workspace_before: None,
-            workspace_after: None,
-            calls: Vec::new(),
-        };
-        state.gate.observe_wave(&observation, (self.clock)());
-        state.collect_entry();
-    }
-}
-
-/// Feeds the gate each wave the coordinator records, off the caller's thread. Holds the verifier
-/// only while feeding, so the task ends once the session and its coordinator are gone.
-fn spawn_feeder(verifier: &Arc<Verifier>, mut signal: watch::Receiver<u64>) {
-    let verifier = Arc::downgrade(verifier);
-    tokio::spawn(async move {
-        while signal.changed().await.is_ok() {
-            let Some(verifier) = verifier.upgrade() else {
-                break;
-            };
-            verifier.feed_finished().await;
-        }
-    });
-}
-
-impl GateState {
-    /// Moves the gate's pending transition, if any, into the entries to append.
-    fn collect_entry(&mut self) {
-        match state::take_entry(&mut self.gate) {
-            Ok(Some(entry)) => self.entries.push(entry),
-            Ok(None) => {}
-            Err(error) => self.state_warnings.push(error.to_string()),
-        }
-    }
-
-    fn fold_scans(&mut self, scans: &[ScanStats]) {
-        for scan in scans {
-            let status = self
-                .analyzers
-                .entry(scan.analyzer.clone())
-                .or_insert_with(|| AnalyzerStatus {
-                    key: scan.analyzer.clone(),
-                    runs: 0,
-                    last_duration_micros: None,
-                    total_duration_micros: 0,
-                    last_error: None,
-                    not_analyzed: Default::default(),
-                });
-            let micros = u64::try_from(scan.duration.as_micros()).unwrap_or(u64::MAX);
-            status.runs += 1;
-            status.last_duration_micros = Some(micros);
-            status.total_duration_micros = status.total_duration_micros.saturating_add(micros);
-            status.last_error = scan.failure.clone();
-            status.not_analyzed = scan.not_analyzed.clone();
-        }
-    }
-
-    /// Keeps a wave's policy run failures for the status: a repeated failure moves to the end.
-    fn fold_policy_failures(&mut self, failures: &[PolicyFailure]) {
-        for failure in failures.iter().map(ToString::to_string) {
-            self.policy_failures.retain(|kept| *kept != failure);
-            self.policy_failures.push(failure);
-        }
-        let excess = self
-            .policy_failures
-            .len()
-            .saturating_sub(KEPT_POLICY_FAILURES);
-        self.policy_failures.drain(..excess);
-    }
 }
 
 impl Session {

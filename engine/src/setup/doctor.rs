@@ -4,6 +4,7 @@
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::paths::{RepoPath, relative_to};
 use crate::policy::{PolicyKind, RegistrySource};
 use std::path::{Path, PathBuf};
 
@@ -105,11 +106,9 @@ pub fn doctor(root: &Path) -> DoctorReport {
     }
 }
 
+/// A rule file's name under the root, or its full path if it is not under it.
 fn relative(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .replace('\\', "/")
+    relative_to(root, path).map_or_else(|| path.display().to_string(), RepoPath::into_string)
 }
 
 /// The report as `pi-native-hooks doctor` and `/hooks-doctor` print it.

@@ -71,7 +71,7 @@ pub(crate) fn reconcile(
                 changed |= tracked.make_unknown(revision, &reason);
             }
             tracked.project = identity.clone();
-            tracked.command = requirement.command.clone();
+            tracked.command.clone_from(&requirement.command);
             tracked.detached = None;
             requirements.push(tracked);
         }

@@ -287,6 +287,7 @@ fn gap(reason: &str) -> String {
 impl WorkspaceRecord {
     /// The form to persist: without the named paths once they outgrow [`PERSISTED_PATHS_BYTES`]
     /// (the digest and count stay).
+    #[must_use]
     pub fn persisted(&self) -> WorkspaceRecord {
         let dirty = self
             .dirty

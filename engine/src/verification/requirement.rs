@@ -163,11 +163,10 @@ impl TrackedRequirement {
     pub(crate) fn advance(&mut self, revision: u64) -> bool {
         let before = (self.required_revision, self.standing.clone());
         self.standing = match (&self.standing, self.required_revision) {
-            (_, None) => Standing::NotRun,
+            (_, None) | (Standing::NotRun, Some(_)) => Standing::NotRun,
             (Standing::Unknown { reason }, Some(_)) => Standing::Unknown {
                 reason: reason.clone(),
             },
-            (Standing::NotRun, Some(_)) => Standing::NotRun,
             (_, Some(_)) => Standing::Stale,
         };
         self.required_revision = Some(revision);

@@ -5,7 +5,7 @@
 //!
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
-use crate::analysis::{AnalysisSnapshot, Analyzer, SkipReason, language_of};
+use crate::analysis::{AnalysisSnapshot, Analyzer, AnalyzerKey, SkipReason, language_of};
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use crate::policy::{DiagnosticRun, PolicyRegistry, PolicySpec};
@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// An analyzer the wave can run: one key, the paths it understands, one scan per call.
 pub trait WaveAnalyzer: Send {
     /// The analyzer key, e.g. `ast-grep:personal`.
-    fn key(&self) -> &str;
+    fn key(&self) -> &AnalyzerKey;
     /// Whether `path` (relative) is something this analyzer reads.
     fn handles(&self, path: &str) -> bool;
     /// Analyzes `paths` under `root` once.
@@ -24,7 +24,7 @@ pub trait WaveAnalyzer: Send {
 }
 
 impl WaveAnalyzer for Analyzer {
-    fn key(&self) -> &str {
+    fn key(&self) -> &AnalyzerKey {
         Analyzer::key(self)
     }
 
@@ -40,13 +40,13 @@ impl WaveAnalyzer for Analyzer {
 /// The diagnostic policies of a session.
 pub trait DiagnosticPolicies: Send + Sync {
     /// The ids of the diagnostic policies that consume snapshots of `analyzer`.
-    fn consumers(&self, analyzer: &str) -> Vec<String>;
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String>;
     /// Runs every interested policy over `snapshot`; a failing policy is reported, not fatal.
     fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &CancelToken) -> DiagnosticRun;
 }
 
 impl DiagnosticPolicies for PolicyRegistry {
-    fn consumers(&self, analyzer: &str) -> Vec<String> {
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String> {
         self.policies()
             .iter()
             .filter(|policy| match &policy.contract.spec {
@@ -66,7 +66,7 @@ impl DiagnosticPolicies for PolicyRegistry {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AnalyzerRequest {
     /// The analyzer key.
-    pub analyzer: String,
+    pub analyzer: AnalyzerKey,
     /// The changed paths it handles.
     pub paths: BTreeSet<String>,
     /// The policies waiting for its snapshot.
@@ -169,7 +169,7 @@ impl WaveAnalysis {
 pub enum AnalysisSetupError {
     /// Two analyzers share a key, so requests for it could not be coalesced.
     #[error("two analyzers share the key `{0}`; each key must be unique")]
-    DuplicateKey(String),
+    DuplicateKey(AnalyzerKey),
 }
 
 /// Runs the analyzers a wave needs, each at most once, and fans their snapshots out to the
@@ -187,8 +187,8 @@ impl AnalysisCoordinator {
     ) -> Result<Self, AnalysisSetupError> {
         let mut keys = BTreeSet::new();
         for analyzer in &analyzers {
-            if !keys.insert(analyzer.key().to_owned()) {
-                return Err(AnalysisSetupError::DuplicateKey(analyzer.key().to_owned()));
+            if !keys.insert(analyzer.key().clone()) {
+                return Err(AnalysisSetupError::DuplicateKey(analyzer.key().clone()));
             }
         }
         Ok(Self {
@@ -200,7 +200,7 @@ impl AnalysisCoordinator {
     /// The requests for `changed` paths: one per policy and consumed analyzer with at least one
     /// relevant path, coalesced by analyzer key.
     pub fn requests(&self, changed: &BTreeSet<String>) -> Vec<AnalyzerRequest> {
-        let mut coalesced: BTreeMap<&str, AnalyzerRequest> = BTreeMap::new();
+        let mut coalesced: BTreeMap<&AnalyzerKey, AnalyzerRequest> = BTreeMap::new();
         for analyzer in &self.analyzers {
             let relevant: BTreeSet<String> = changed
                 .iter()
@@ -214,7 +214,7 @@ impl AnalysisCoordinator {
                 let request = coalesced
                     .entry(analyzer.key())
                     .or_insert_with(|| AnalyzerRequest {
-                        analyzer: analyzer.key().to_owned(),
+                        analyzer: analyzer.key().clone(),
                         ..AnalyzerRequest::default()
                     });
                 request.paths.extend(relevant.iter().cloned());
@@ -238,7 +238,7 @@ impl AnalysisCoordinator {
             let Some(analyzer) = self
                 .analyzers
                 .iter_mut()
-                .find(|a| a.key() == request.analyzer)
+                .find(|a| *a.key() == request.analyzer)
             else {
                 continue;
             };

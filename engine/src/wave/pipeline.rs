@@ -8,10 +8,11 @@ use super::plan::{
 };
 use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
-use super::snapshots::{SnapshotScope, SnapshotSource, relative_to};
+use super::snapshots::{SnapshotScope, SnapshotSource};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
 use crate::blocking::run_blocking;
 use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
+use crate::paths::{RepoPath, relative_to};
 use crate::policy::PolicyDiagnostic;
 use crate::workspace::{ChangeSet, MutatingCall, changeset_without_git};
 use std::collections::BTreeSet;
@@ -413,7 +414,9 @@ fn analysis_paths<W: SnapshotSource>(
             .iter()
             .filter(|call| call.executed)
             .filter_map(|call| match &call.class {
-                super::tools::ToolClass::Targeted { path } => relative_to(&root, path),
+                super::tools::ToolClass::Targeted { path } => {
+                    relative_to(&root, path).map(RepoPath::into_string)
+                }
                 _ => None,
             })
             .collect(),

@@ -3,6 +3,7 @@
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
 use super::snapshots::SnapshotScope;
+use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::blocking::TaskFailed;
 use crate::policy::PolicyFailure;
@@ -119,7 +120,7 @@ pub enum WaveEnd {
 #[serde(rename_all = "camelCase")]
 pub struct ScanStats {
     /// The analyzer key.
-    pub analyzer: String,
+    pub analyzer: AnalyzerKey,
     /// Paths requested.
     pub files: usize,
     /// Files parsed.
@@ -282,6 +283,8 @@ fn serialize_as_text<S: serde::Serializer, T: std::fmt::Display>(
     serializer.collect_seq(items.iter().map(ToString::to_string))
 }
 
+// serde's `serialize_with` passes the field by reference, so the signature takes `&Option`.
+#[allow(clippy::ref_option)]
 fn serialize_changes<S: serde::Serializer>(
     changes: &Option<ChangeSet>,
     serializer: S,

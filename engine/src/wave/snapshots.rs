@@ -119,22 +119,3 @@ impl SnapshotSource for GitWorkspace {
         WorkspaceSnapshot::changed_paths(before, after)
     }
 }
-
-/// `path` (absolute) relative to `root` with `/` separators, or `None` when it lies outside.
-/// Falls back to canonical paths when a lexical comparison fails (e.g. a symlinked temp dir).
-pub(crate) fn relative_to(root: &Path, path: &Path) -> Option<String> {
-    let lexical = path.strip_prefix(root).ok().map(Path::to_path_buf);
-    let relative = lexical.or_else(|| {
-        let canonical_root = root.canonicalize().ok()?;
-        let parent = path.parent()?.canonicalize().ok()?;
-        let full = parent.join(path.file_name()?);
-        full.strip_prefix(canonical_root)
-            .ok()
-            .map(Path::to_path_buf)
-    })?;
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("/"))
-}

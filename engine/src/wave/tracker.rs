@@ -371,14 +371,13 @@ impl<S> Tracker<S> {
         }
         call.started = true;
         let mutating = call.class.is_mutating();
-        let wave = match call.wave.filter(|w| self.waves.contains_key(w)) {
-            Some(wave) => wave,
-            None => {
-                let wave = self.new_wave(vec![info.id.clone()], false);
-                let call = self.calls.get_mut(&info.id)?;
-                call.wave = Some(wave);
-                wave
-            }
+        let wave = if let Some(wave) = call.wave.filter(|w| self.waves.contains_key(w)) {
+            wave
+        } else {
+            let wave = self.new_wave(vec![info.id.clone()], false);
+            let call = self.calls.get_mut(&info.id)?;
+            call.wave = Some(wave);
+            wave
         };
         Some((wave, mutating))
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::error::WorkspaceError;
 use super::repo::{self, normalize_lexically};
 use super::snapshot::WorkspaceSnapshot;
+use crate::paths::RepoPath;
 
 /// The paths a wave changed, when they can be known.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,11 +121,9 @@ pub fn changeset_without_git(dir: impl AsRef<Path>, calls: &[MutatingCall]) -> C
         .map(|path| {
             let absolute = normalize_lexically(&base.join(path));
             match absolute.strip_prefix(&base) {
-                Ok(rel) => rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy())
-                    .collect::<Vec<_>>()
-                    .join("/"),
+                Ok(rel) => RepoPath::from_relative(rel)
+                    .map(RepoPath::into_string)
+                    .unwrap_or_default(),
                 Err(_) => absolute.to_string_lossy().into_owned(),
             }
         })

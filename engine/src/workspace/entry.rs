@@ -2,7 +2,7 @@
 //! state ([`StagedChange`], [`WorktreeChange`], [`ConflictKind`]) and the observed on-disk
 //! [`Content`] that feeds the fingerprint.
 
-use std::fmt;
+pub use crate::hash::ContentHash;
 
 /// A change between the `HEAD` tree and the index (`git status` column X).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -87,16 +87,6 @@ impl ConflictKind {
             ConflictKind::BothAdded => "AA",
             ConflictKind::BothModified => "UU",
         }
-    }
-}
-
-/// A 128-bit xxh3 content hash; `Display` renders it as 32 lowercase hex digits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ContentHash(pub u128);
-
-impl fmt::Display for ContentHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:032x}", self.0)
     }
 }
 

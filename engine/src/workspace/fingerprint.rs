@@ -14,7 +14,7 @@ use std::io::{ErrorKind, Read};
 use std::path::Path;
 
 use nix::sys::stat::FileStat;
-use xxhash_rust::xxh3::{Xxh3, xxh3_128};
+use xxhash_rust::xxh3::Xxh3;
 
 use super::entry::{Content, ContentHash, DirtyEntry, FileStamp, StatTime, WorktreeChange};
 use super::error::WorkspaceError;
@@ -52,7 +52,7 @@ pub(crate) fn read_content(
         }) => {
             return match std::fs::read_link(&path) {
                 Ok(target) => Ok(Content::Symlink {
-                    hash: ContentHash(xxh3_128(target.as_os_str().as_encoded_bytes())),
+                    hash: ContentHash::of(target.as_os_str().as_encoded_bytes()),
                 }),
                 Err(err) if is_absent(&err) => Ok(Content::Absent),
                 Err(err) => Err(io_error(err)),

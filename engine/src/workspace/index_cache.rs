@@ -39,9 +39,9 @@ impl FileIdentity {
     /// The identity of the index file at `path` now; `None` if it cannot be read, in which case
     /// nothing is cached or reused.
     fn of(path: &Path) -> Option<Self> {
-        let meta = std::fs::metadata(path).ok()?;
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
         Some(FileIdentity {
             len: meta.len(),
             modified: meta.modified().ok(),

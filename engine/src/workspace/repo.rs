@@ -4,6 +4,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::error::WorkspaceError;
+use crate::paths::RepoPath;
 
 /// Where `HEAD` points when the snapshot was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -85,11 +86,11 @@ pub(crate) fn repo_relative(
     });
     let root = normalize_lexically(workdir);
     if let Ok(rel) = absolute.strip_prefix(&root) {
-        return Ok(to_slash(rel));
+        return Ok(slash_or_root(rel));
     }
     let canonical_root = root.canonicalize().unwrap_or(root);
     if let Ok(rel) = absolute.strip_prefix(&canonical_root) {
-        return Ok(to_slash(rel));
+        return Ok(slash_or_root(rel));
     }
     // Resolve the parent directories (not the last component) and retry.
     if let (Some(parent), Some(name)) = (absolute.parent(), absolute.file_name()) {
@@ -101,7 +102,7 @@ pub(crate) fn repo_relative(
                 full.extend(missing.iter().rev());
                 full.push(name);
                 if let Ok(rel) = full.strip_prefix(&canonical_root) {
-                    return Ok(to_slash(rel));
+                    return Ok(slash_or_root(rel));
                 }
                 break;
             }
@@ -141,12 +142,11 @@ pub fn normalize_lexically(path: &Path) -> PathBuf {
     out
 }
 
-fn to_slash(rel: &Path) -> String {
-    let parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+/// `rel` as a [`RepoPath`] string, or the empty string for the worktree root itself.
+fn slash_or_root(rel: &Path) -> String {
+    RepoPath::from_relative(rel)
+        .map(RepoPath::into_string)
+        .unwrap_or_default()
 }
 
 /// Absolute path of a repo-relative `/`-separated path.

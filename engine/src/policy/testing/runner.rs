@@ -208,7 +208,7 @@ fn fixture_dir(root: &Path, problems: &mut Vec<String>) -> Option<TrustedDir> {
     let opened = TrustedDir::open_root_if_exists(root).and_then(|root| {
         let Some(root) = root else { return Ok(None) };
         let mut dir = Some(root);
-        for name in Path::new(FIXTURE_DIR).iter() {
+        for name in Path::new(FIXTURE_DIR) {
             dir = match dir {
                 Some(dir) => dir.open_dir_if_exists(name)?,
                 None => return Ok(None),

@@ -17,6 +17,7 @@
 //! absent, and those stay unchanged). See [`checked_flags`].
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use gix::bstr::{BStr, BString, ByteSlice};
 
@@ -310,7 +311,7 @@ fn iterator_status(
         .index_worktree_rewrites(None)
         .index_worktree_submodules(gix::status::Submodule::AsConfigured { check_dirty: false })
         .tree_index_track_renames(renames)
-        .should_interrupt_owned(cancel.flag().clone())
+        .should_interrupt_owned(Arc::clone(cancel.flag()))
         .into_iter(patterns)
         .map_err(&status_error)?;
     let mut map = EntryMap::default();

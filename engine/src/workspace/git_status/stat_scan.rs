@@ -228,7 +228,13 @@ impl Scan<'_> {
 /// The stat data gix derives from an `lstat` result (`Stat::from_fs`), or `None` where gix's
 /// conversion takes a path this one does not replicate (times before the epoch, out-of-range
 /// nanoseconds).
-#[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+// The casts truncate to the 32-bit fields git's index stores, as gix does.
+#[allow(
+    clippy::unnecessary_cast,
+    clippy::useless_conversion,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
 fn index_stat(st: &FileStat) -> Option<Stat> {
     let time = |secs: i64, nsecs: i64| {
         let secs = u64::try_from(secs).ok()?;

@@ -6,7 +6,7 @@ use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, TestRepo, checkout};
 
 /// A repository with one committed file, then: a modification, a staged file, an untracked TSX
-/// file, an ignored file under node_modules, a committed-and-clean file with a finding, and a
+/// file, an ignored file under `node_modules`, a committed-and-clean file with a finding, and a
 /// non-TypeScript change.
 fn repository() -> TestRepo {
     let repo = TestRepo::builder()

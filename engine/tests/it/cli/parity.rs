@@ -131,7 +131,7 @@ fn check_hits(config_root: &Path, cwd: &Path, files: &[String]) -> Vec<Hit> {
         })
         .collect();
     hits.sort();
-    let expected = if hits.is_empty() { 0 } else { 1 };
+    let expected = i32::from(!hits.is_empty());
     assert_eq!(
         output.status.code(),
         Some(expected),

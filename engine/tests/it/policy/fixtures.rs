@@ -7,7 +7,7 @@
 use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks::analysis::rules::load_source;
 use pi_native_hooks::analysis::{
-    AnalysisSnapshot, Analyzer, Finding, Position, ScanLimits, Severity, SourceRange,
+    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, Position, ScanLimits, Severity, SourceRange,
 };
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::policy::PolicyRegistry;
@@ -79,7 +79,7 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:personal".to_owned(),
+        analyzer: AnalyzerKey::personal(),
         paths: files.iter().map(|(p, _)| p.clone()).collect(),
         findings,
         ..AnalysisSnapshot::default()
@@ -123,7 +123,10 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
     let registry = PolicyRegistry::load(root.path());
     let first = run_fixtures(root.path(), &registry, &mut marker_analyzer, false);
     assert!(
-        first.files[0].cases.iter().all(|c| c.passed()),
+        first.files[0]
+            .cases
+            .iter()
+            .all(pi_native_hooks::policy::testing::CaseReport::passed),
         "{}",
         describe(&first)
     );

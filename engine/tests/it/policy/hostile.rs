@@ -11,7 +11,9 @@
 
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::budget;
 use pi_native_hooks::policy::failure::MAX_MESSAGE_BYTES;
@@ -97,7 +99,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         })
         .collect();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:personal".to_owned(),
+        analyzer: AnalyzerKey::personal(),
         paths: vec!["src/a.ts".to_owned()],
         findings,
         ..AnalysisSnapshot::default()
@@ -563,10 +565,7 @@ fn deeply_nested_values_do_not_exhaust_the_stack() {
         .join()
         .unwrap();
     assert!(
-        matches!(
-            &outcome,
-            Err(RunError::Timeout(_)) | Err(RunError::Limit { .. })
-        ),
+        matches!(&outcome, Err(RunError::Timeout(_) | RunError::Limit { .. })),
         "{outcome:?}"
     );
 }

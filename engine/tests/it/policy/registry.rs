@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::ConfigRoot;
-use pi_native_hooks::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+use pi_native_hooks::analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
+};
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::{
     FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox, SandboxLimits,
@@ -44,7 +46,7 @@ fn snapshot(findings: Vec<Finding>) -> Arc<AnalysisSnapshot> {
     let mut paths: Vec<String> = findings.iter().map(|f| f.path.clone()).collect();
     paths.dedup();
     Arc::new(AnalysisSnapshot {
-        analyzer: "ast-grep:personal".to_owned(),
+        analyzer: AnalyzerKey::personal(),
         paths,
         findings,
         ..Default::default()
@@ -229,7 +231,7 @@ fn failing_policies_never_hide_their_siblings_at_run_time() {
     );
     assert!(matches!(
         run.failures[1].reason,
-        FailureReason::Run(RunError::Timeout(_)) | FailureReason::Run(RunError::Limit { .. })
+        FailureReason::Run(RunError::Timeout(_) | RunError::Limit { .. })
     ));
     assert!(
         failures[2]
@@ -317,7 +319,7 @@ fn policies_see_only_their_rules_and_analyzer() {
         ]),
         &CancelToken::new(),
     );
-    assert_eq!(run.diagnostics.len(), 1, "{:?}", run);
+    assert_eq!(run.diagnostics.len(), 1, "{run:?}");
     assert_eq!(
         (
             run.diagnostics[0].policy.as_str(),

@@ -430,7 +430,7 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
                 &dir,
                 "src/a.ts",
                 "declare const u: { n?: string };\nexport const a = u!.n;\n",
-            )
+            );
         },
     )
     .await;
@@ -485,7 +485,7 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
                 &dir,
                 "src/a.ts",
                 "declare const u: { n?: string };\nexport const b = u!.n;\n",
-            )
+            );
         },
     )
     .await;

@@ -420,7 +420,7 @@ fn entries_of_a_dirty_worktree_keep_a_digest_of_the_paths_not_the_paths() {
         panic!("a known workspace")
     };
     assert_eq!(
-        record.dirty.as_ref().map(|dirty| dirty.len()),
+        record.dirty.as_ref().map(std::collections::BTreeMap::len),
         Some(201),
         "the running session keeps the paths"
     );
@@ -535,7 +535,7 @@ fn a_state_entry_stays_small_with_5000_dirty_paths() {
         panic!("a known workspace")
     };
     assert_eq!(
-        record.dirty.as_ref().map(|dirty| dirty.len()),
+        record.dirty.as_ref().map(std::collections::BTreeMap::len),
         Some(MAX_RECORDED_PATHS)
     );
     let with_paths = serde_json::to_value(session.gate.baseline()).expect("encodes");

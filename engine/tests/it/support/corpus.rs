@@ -16,7 +16,7 @@
 //! commented `catch`, prose comments, `it.each`, a conditional `test.skip`). Every file ends
 //! with one unsuppressed finding, so a scan that skipped a file shows.
 //!
-//! The output depends only on the file count and the seed (a SplitMix64 generator, no external
+//! The output depends only on the file count and the seed (a `SplitMix64` generator, no external
 //! crate). A file's path depends only on its index, so two corpora of the same size generated with
 //! different seeds have the same paths and different contents.
 
@@ -67,7 +67,7 @@ const REASONS: &[&str] = &[
     "legacy module, tracked in the migration plan",
 ];
 
-/// SplitMix64: small, fast, and good enough to vary a corpus.
+/// `SplitMix64`: small, fast, and good enough to vary a corpus.
 struct Rng(u64);
 
 impl Rng {

@@ -5,7 +5,8 @@
 
 use super::write;
 use pi_native_hooks::analysis::{
-    AnalysisSnapshot, Finding, Position, Severity, SkipReason, SkippedFile, SourceRange,
+    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SkipReason, SkippedFile,
+    SourceRange,
 };
 use pi_native_hooks::cancel::CancelToken;
 use pi_native_hooks::policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
@@ -165,12 +166,12 @@ impl SnapshotSource for FakeWorkspace {
 
 /// Finds every `BAD` in `.ts` files of a [`FakeFs`]; the matched text is the whole line.
 pub struct FakeAnalyzer {
-    pub key: String,
+    pub key: AnalyzerKey,
     pub fs: Arc<FakeFs>,
 }
 
 impl WaveAnalyzer for FakeAnalyzer {
-    fn key(&self) -> &str {
+    fn key(&self) -> &AnalyzerKey {
         &self.key
     }
 
@@ -224,7 +225,7 @@ pub struct Blocking<A> {
 }
 
 impl<A: WaveAnalyzer> WaveAnalyzer for Blocking<A> {
-    fn key(&self) -> &str {
+    fn key(&self) -> &AnalyzerKey {
         self.inner.key()
     }
 
@@ -261,7 +262,7 @@ impl<A: WaveAnalyzer> Counting<A> {
 }
 
 impl<A: WaveAnalyzer> WaveAnalyzer for Counting<A> {
-    fn key(&self) -> &str {
+    fn key(&self) -> &AnalyzerKey {
         self.inner.key()
     }
 
@@ -273,7 +274,7 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Counting<A> {
         self.scans
             .lock()
             .expect("scans")
-            .push((self.inner.key().to_owned(), paths.to_vec()));
+            .push((self.inner.key().to_string(), paths.to_vec()));
         self.inner.scan(root, paths)
     }
 }
@@ -294,8 +295,8 @@ impl FakePolicies {
 }
 
 impl DiagnosticPolicies for FakePolicies {
-    fn consumers(&self, analyzer: &str) -> Vec<String> {
-        if analyzer.starts_with("fake:") {
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String> {
+        if analyzer.as_str().starts_with("fake:") {
             self.ids.clone()
         } else {
             Vec::new()

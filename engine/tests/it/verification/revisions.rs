@@ -75,7 +75,7 @@ fn check_that_changes_relevant_files_leaves_its_requirement_stale() {
     let id = session.id();
     let root = session.root();
     session.wave(vec![bash(&id, "npm test", &root, success())], |repo| {
-        repo.write("src/generated.ts", "export const generated = true;\n")
+        repo.write("src/generated.ts", "export const generated = true;\n");
     });
 
     assert_eq!(session.state("test"), RequirementState::Stale);

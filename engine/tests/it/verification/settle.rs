@@ -44,7 +44,7 @@ fn continuation_cap_stops_forcing_after_n_continuations_without_progress() {
     for expected in 1..=8 {
         match session.settle() {
             SettleDecision::Continue(continuation) => {
-                assert_eq!(continuation.without_progress, expected)
+                assert_eq!(continuation.without_progress, expected);
             }
             other => panic!("continuation {expected}: got {other:?}"),
         }

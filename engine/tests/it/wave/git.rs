@@ -61,7 +61,7 @@ async fn write_and_edit_waves_snapshot_only_their_targets_and_deliver_each_findi
                         &root,
                         "src/app.ts",
                         "export const app = 1;\nconst m = import(\"./m\");\n",
-                    )
+                    );
                 }
             }),
             write_step("C", root, "README.md", "# readme\n"),

@@ -212,7 +212,7 @@ fn check(scenario: &Scenario) -> Result<(), TestCaseError> {
                 report.wave
             );
             for scan in &report.scans {
-                *per_key.entry(scan.analyzer.clone()).or_default() += 1;
+                *per_key.entry(scan.analyzer.to_string()).or_default() += 1;
             }
             if !report.mutating {
                 prop_assert!(report.scans.is_empty() && report.snapshots == 0);

@@ -231,17 +231,17 @@ fn every_edit_inside_a_submodule_is_a_change_of_the_submodule_path() {
     // submodule path is what changed.
     let steps: [(&str, &dyn Fn()); 5] = [
         ("modify a tracked file", &|| {
-            repo.write("sub/lib.txt", "edit 1\n")
+            repo.write("sub/lib.txt", "edit 1\n");
         }),
         ("modify it again", &|| repo.write("sub/lib.txt", "edit 2\n")),
         ("add an untracked file", &|| {
-            repo.write("sub/new.txt", "n1\n")
+            repo.write("sub/new.txt", "n1\n");
         }),
         ("edit the untracked file", &|| {
-            repo.write("sub/new.txt", "n2\n")
+            repo.write("sub/new.txt", "n2\n");
         }),
         ("revert the tracked file", &|| {
-            repo.write("sub/lib.txt", "v1\n")
+            repo.write("sub/lib.txt", "v1\n");
         }),
     ];
     let mut previous = clean;

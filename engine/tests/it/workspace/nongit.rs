@@ -90,6 +90,6 @@ fn bash_outside_git_has_no_safe_path_set() {
     }
     assert_eq!(
         workspace::changeset_without_git(dir.path(), &[]),
-        ChangeSet::Paths(Default::default())
+        ChangeSet::Paths(std::collections::BTreeSet::default())
     );
 }

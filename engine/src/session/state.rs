@@ -1,0 +1,97 @@
+//! Owns what a session is: the [`Session`] itself, whether it observes tool waves
+//! ([`SessionState`]) and why it may not ([`IdleReason`], [`SessionSetupError`]). The files
+//! beside this one add the session's operations; this file depends on none of them but the
+//! gate side ([`Verifier`]) and the options.
+
+use super::options::SessionOptions;
+use super::verifier::Verifier;
+use crate::analysis::{AnalyzerError, RuleError};
+use crate::policy::PolicyRegistry;
+use crate::status::ConfigStatus;
+use crate::wave::{AnalysisSetupError, WaveCoordinator, WaveError};
+use crate::workspace::WorkspaceError;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One Pi session. Create it with [`Session::open`] inside a tokio runtime.
+pub struct Session {
+    pub(super) options: SessionOptions,
+    pub(super) registry: PolicyRegistry,
+    /// The status of the loaded configuration (it does not change during a session).
+    pub(super) config_status: ConfigStatus,
+    pub(super) rule_problems: Vec<RuleError>,
+    /// Whether tool waves are observed.
+    pub(super) state: SessionState,
+    pub(super) verifier: Arc<Verifier>,
+}
+
+/// Whether a session observes tool waves: one state, never a coordinator and a reason at once.
+pub(super) enum SessionState {
+    /// The wave coordinator runs.
+    Running(WaveCoordinator),
+    /// Nothing is observed, for this reason.
+    Idle(IdleReason),
+}
+
+/// Why a session observes no tool waves.
+#[derive(Debug, thiserror::Error)]
+pub enum IdleReason {
+    /// No config root was loaded (absent or untrusted; the status says which).
+    #[error("no config root was loaded")]
+    NoConfigRoot,
+    /// The analyzer, the analysis or the workspace could not be set up.
+    #[error(transparent)]
+    SetupFailed(#[from] SessionSetupError),
+}
+
+impl SessionState {
+    /// The wave coordinator, when it runs.
+    pub(super) fn coordinator(&self) -> Option<&WaveCoordinator> {
+        match self {
+            SessionState::Running(coordinator) => Some(coordinator),
+            SessionState::Idle(_) => None,
+        }
+    }
+
+    /// Why nothing is observed, when nothing is.
+    pub(super) fn idle_reason(&self) -> Option<&IdleReason> {
+        match self {
+            SessionState::Running(_) => None,
+            SessionState::Idle(reason) => Some(reason),
+        }
+    }
+}
+
+impl Session {
+    /// The session's working directory.
+    pub fn cwd(&self) -> &PathBuf {
+        &self.options.cwd
+    }
+
+    /// The config root this session loaded (or found absent).
+    pub fn config_root(&self) -> &PathBuf {
+        &self.options.config_root
+    }
+
+    /// True when a config root was loaded and the hooks run.
+    pub fn is_active(&self) -> bool {
+        self.registry.is_active()
+    }
+}
+
+/// Why a session with a loaded config root could not start observing waves.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionSetupError {
+    /// The analyzer's worker threads could not be started.
+    #[error(transparent)]
+    Analyzer(#[from] AnalyzerError),
+    /// The analyzers and the policies do not fit together.
+    #[error(transparent)]
+    Analysis(#[from] AnalysisSetupError),
+    /// The working directory's repository could not be opened.
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// The coordinator could not be created.
+    #[error(transparent)]
+    Coordinator(#[from] WaveError),
+}
