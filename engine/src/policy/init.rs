@@ -101,6 +101,7 @@ impl InitPlan {
     }
 
     /// Adds the file `policies/<file_name>` with `text` (kept when something is there already).
+    #[must_use]
     pub fn with_policy(mut self, file_name: &str, text: String) -> Self {
         let path = self.root.join("policies").join(file_name);
         self.entries.push(entry(path, InitContent::File(text)));
@@ -108,6 +109,7 @@ impl InitPlan {
     }
 
     /// Adds a line shown after the entries.
+    #[must_use]
     pub fn with_note(mut self, note: String) -> Self {
         self.notes.push(note);
         self
