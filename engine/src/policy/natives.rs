@@ -55,18 +55,27 @@ fn segments(segments: INT) -> usize {
 }
 
 /// Registers the checked functions on `engine`, with the array and string limits of `limits`.
-// A flat list of registrations, one short closure per native; splitting it would scatter the table.
-#[allow(clippy::too_many_lines)]
 pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
-    let max_array = limits.max_array_size;
-    let max_string = limits.max_string_size;
-    let check_pieces = move |count: usize| -> Checked<()> {
+    register_split(engine, limits.max_array_size);
+    register_split_rev(engine, limits.max_array_size);
+    register_replace(engine, limits.max_string_size);
+    register_pad(engine, limits.max_string_size);
+}
+
+/// Refuses a split into more than `max_array` pieces before any piece is made.
+fn piece_check(max_array: usize) -> impl Fn(usize) -> Checked<()> + Copy {
+    move |count: usize| -> Checked<()> {
         if count > max_array {
             Err(limit_hit(ARRAY_LIMIT))
         } else {
             Ok(())
         }
-    };
+    }
+}
+
+/// `to_chars` and the `split` overloads.
+fn register_split(engine: &mut Engine, max_array: usize) {
+    let check_pieces = piece_check(max_array);
 
     engine.register_fn("to_chars", move |text: &str| -> Checked<Array> {
         check_pieces(text.chars().count())?;
@@ -123,6 +132,11 @@ pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
             Ok(collect(&mut text.splitn(segments(limit), delimiter)))
         },
     );
+}
+
+/// The `split_rev` overloads.
+fn register_split_rev(engine: &mut Engine, max_array: usize) {
+    let check_pieces = piece_check(max_array);
     engine.register_fn(
         "split_rev",
         move |text: &mut ImmutableString, delimiter: &str| -> Checked<Array> {
@@ -164,7 +178,10 @@ pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
             Ok(collect(&mut text.rsplitn(segments(limit), delimiter)))
         },
     );
+}
 
+/// The `replace` overloads.
+fn register_replace(engine: &mut Engine, max_string: usize) {
     // `replace` grows a string by (substitute - found) bytes per match: check the final length.
     let replace = move |text: &mut ImmutableString, find: &str, substitute: &str| -> Checked<()> {
         if text.is_empty() {
@@ -199,7 +216,10 @@ pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
             replace(text, find.encode_utf8(&mut [0; 4]), substitute)
         },
     );
+}
 
+/// The `pad` overloads.
+fn register_pad(engine: &mut Engine, max_string: usize) {
     // `pad` to `length` characters: refuse before growing past the string limit.
     let pad = move |text: &mut ImmutableString, length: INT, padding: &str| -> Checked<()> {
         let Ok(length) = usize::try_from(length) else {
