@@ -7,6 +7,7 @@
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::analysis::AnalyzerKey;
+use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
     Baseline, Evidence, FailedRun, MatchedPolicy, ProjectIdentity, Rejection, RequirementKey,
@@ -61,7 +62,7 @@ pub enum ConfigHealth {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PolicyStatus {
     /// Its id.
-    pub id: String,
+    pub id: PolicyId,
     /// Its kind.
     pub kind: PolicyKind,
     /// Its file.
@@ -155,7 +156,7 @@ pub struct WorkspaceStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaiverStatus {
     /// The waiver tool call.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The agent's reason.
     pub reason: String,
     /// When it was recorded.
@@ -221,7 +222,7 @@ pub struct VerificationStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MatchedProject {
     /// The policy id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The project it matched.
     pub project: ProjectIdentity,
 }

@@ -4,6 +4,7 @@
 use super::contract::DiagnosticSpec;
 use super::view::{FindingView, SnapshotView};
 use crate::analysis::Severity;
+use crate::ids::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString, Map};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -23,9 +24,9 @@ pub struct PolicyDiagnostic {
     /// 1-based end column (defaults to `column`).
     pub end_column: usize,
     /// The rule the diagnostic is about (one of the policy's `RULES`).
-    pub rule: String,
+    pub rule: RuleId,
     /// The id of the policy that produced it.
-    pub policy: String,
+    pub policy: PolicyId,
     /// How loud it is (defaults to `warning`).
     pub severity: Severity,
     /// What is wrong.
@@ -77,7 +78,7 @@ impl DiagnosticValue {
             end_line: end.line + 1,
             end_column: end.column + 1,
             rule: finding.rule.clone(),
-            policy: policy.to_owned(),
+            policy: policy.into(),
             severity: finding.severity,
             message: finding.message.clone(),
             guidance: self.guidance.to_string(),
@@ -153,7 +154,7 @@ fn one(
             "path {path:?} is not part of the analyzed snapshot"
         ));
     }
-    let rule = text(map, "rule")?;
+    let rule = RuleId::from(text(map, "rule")?);
     if !spec.rules.contains(&rule) {
         return Err(format!("rule {rule:?} is not one of the policy's RULES"));
     }
@@ -179,7 +180,7 @@ fn one(
         end_line: position(map, "end_line")?.unwrap_or(line),
         end_column: position(map, "end_column")?.unwrap_or(column),
         rule,
-        policy: policy.to_owned(),
+        policy: policy.into(),
         severity,
         message: text(map, "message")?,
         guidance: text(map, "guidance")?,

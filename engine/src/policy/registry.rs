@@ -8,6 +8,7 @@ use super::failure::{PolicyProblem, ProblemReason};
 use super::sandbox::Sandbox;
 use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
 use crate::config::trust::TrustError;
+use crate::ids::PolicyId;
 use rhai::AST;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ impl PolicyRegistry {
 
     fn build(source: RegistrySource, sources: Vec<PolicySource>, sandbox: Arc<Sandbox>) -> Self {
         let mut registry = Self::empty(source, sandbox);
-        let mut ids: HashMap<String, PathBuf> = HashMap::new();
+        let mut ids: HashMap<PolicyId, PathBuf> = HashMap::new();
         for PolicySource {
             path,
             relative,

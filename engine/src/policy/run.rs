@@ -12,6 +12,7 @@ use super::sandbox::{CallOutput, RunError};
 use super::view::SnapshotView;
 use crate::analysis::{AnalysisSnapshot, Finding};
 use crate::cancel::CancelToken;
+use crate::ids::PolicyId;
 use rhai::{Dynamic, ImmutableString};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -127,7 +128,7 @@ impl DiagnosticRun {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AffectedRequirement {
     /// The verification policy's id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// Its project.
     pub project: ProjectSpec,
     /// The requirement.
@@ -141,7 +142,7 @@ pub struct AffectedRequirement {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndecidedRequirement {
     /// The verification policy's id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The requirement.
     pub requirement: Requirement,
     /// Why, for the user.

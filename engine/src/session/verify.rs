@@ -199,7 +199,7 @@ impl Session {
         let waves = self.wait_for_waves().await;
         let now = (self.options.clock)();
         let request = WaiverRequest {
-            tool_call_id: tool_call_id.to_owned(),
+            tool_call_id: tool_call_id.into(),
             reason: reason.to_owned(),
         };
         let result = self

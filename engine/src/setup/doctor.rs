@@ -4,6 +4,7 @@
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::ids::PolicyId;
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::{PolicyKind, RegistrySource};
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ pub enum PolicyHealth {
     /// Loaded with this id and kind.
     Loaded {
         /// The policy id.
-        id: String,
+        id: PolicyId,
         /// Its kind.
         kind: PolicyKind,
     },

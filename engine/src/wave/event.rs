@@ -2,6 +2,7 @@
 //! back: engine types, knowing nothing of any agent's wire format. The Node binding converts
 //! Pi's event objects into them and builds Pi's result patch from a [`ResultDecision`].
 
+use crate::ids::CallId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,7 +22,7 @@ pub enum ExecutionMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallInfo {
     /// The tool call id.
-    pub id: String,
+    pub id: CallId,
     /// The tool's name.
     pub name: String,
     /// The call's arguments.
@@ -31,7 +32,7 @@ pub struct ToolCallInfo {
 
 impl ToolCallInfo {
     /// A call of `name` with `input`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+    pub fn new(id: impl Into<CallId>, name: impl Into<String>, input: Value) -> Self {
         Self {
             id: id.into(),
             name: name.into(),

@@ -6,6 +6,7 @@ use super::snapshots::SnapshotScope;
 use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::blocking::TaskFailed;
+use crate::ids::CallId;
 use crate::policy::PolicyFailure;
 use crate::workspace::ChangeSet;
 use serde::Serialize;
@@ -24,9 +25,9 @@ pub enum CoordinatorFailure {
         /// The wave.
         wave: u64,
         /// The released call.
-        call: String,
+        call: CallId,
         /// Calls of the wave still without a terminal event, if any (else processing was slow).
-        pending: Vec<String>,
+        pending: Vec<CallId>,
         /// The timeout.
         timeout_ms: u64,
     },
@@ -36,7 +37,7 @@ pub enum CoordinatorFailure {
         /// The wave.
         wave: u64,
         /// The calls without a terminal event.
-        calls: Vec<String>,
+        calls: Vec<CallId>,
         /// What closed the wave, e.g. `turn_end`.
         at: String,
     },
@@ -89,7 +90,7 @@ pub enum CoordinatorFailure {
     #[error("`{event}` for `{call}` arrived after its wave ended")]
     LateEvent {
         /// The call id.
-        call: String,
+        call: CallId,
         /// The event name.
         event: String,
     },
@@ -97,7 +98,7 @@ pub enum CoordinatorFailure {
     #[error("duplicate `{event}` for `{call}`")]
     DuplicateEvent {
         /// The call id.
-        call: String,
+        call: CallId,
         /// The event name.
         event: String,
     },
@@ -174,7 +175,7 @@ pub struct WaveReport {
     /// The turn it belonged to, when the binding reported turns.
     pub turn: Option<u64>,
     /// The calls, in source order.
-    pub calls: Vec<String>,
+    pub calls: Vec<CallId>,
     /// How it ended.
     pub end: WaveEnd,
     /// False for read-only waves: no snapshot, no analysis.
@@ -206,7 +207,7 @@ pub struct WaveReport {
     /// Remembered diagnostics that the analysis no longer reports.
     pub resolved: usize,
     /// The call whose result carried the block.
-    pub carrier: Option<String>,
+    pub carrier: Option<CallId>,
     /// Coordinator failures of this wave.
     pub failures: Vec<CoordinatorFailure>,
     /// Time from the last terminal event to the release of the waiters.

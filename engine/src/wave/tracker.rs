@@ -20,6 +20,7 @@ use super::plan::{
 use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::{ToolCatalog, ToolClass};
 use crate::cancel::CancelToken;
+use crate::ids::CallId;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -48,16 +49,16 @@ struct Call {
 
 struct Wave<S> {
     turn: Option<u64>,
-    members: Vec<String>,
+    members: Vec<CallId>,
     open: bool,
     finished: bool,
     baseline: Option<BaselineHandle<S>>,
-    waiters: BTreeMap<String, oneshot::Sender<ResultDecision>>,
+    waiters: BTreeMap<CallId, oneshot::Sender<ResultDecision>>,
     failures: Vec<CoordinatorFailure>,
 }
 
 impl<S> Wave<S> {
-    fn new(turn: Option<u64>, members: Vec<String>, open: bool) -> Self {
+    fn new(turn: Option<u64>, members: Vec<CallId>, open: bool) -> Self {
         Self {
             turn,
             members,
@@ -75,12 +76,12 @@ pub(crate) struct Tracker<S> {
     catalog: ToolCatalog,
     cwd: PathBuf,
     snapshots: bool,
-    calls: HashMap<String, Call>,
+    calls: HashMap<CallId, Call>,
     waves: BTreeMap<u64, Wave<S>>,
     /// Calls closed as lost: their late events are reported, not turned into new waves.
-    lost: HashSet<String>,
+    lost: HashSet<CallId>,
     /// The previous message's calls: their late events are reported the same way.
-    retired: HashSet<String>,
+    retired: HashSet<CallId>,
     next_batch: u64,
     next_wave: u64,
     turn: Option<u64>,
@@ -271,7 +272,7 @@ impl<S> Tracker<S> {
         record.waiters.remove(call)?;
         let failure = CoordinatorFailure::WaiterTimedOut {
             wave,
-            call: call.to_owned(),
+            call: call.into(),
             pending,
             timeout_ms,
         };
@@ -302,7 +303,7 @@ impl<S> Tracker<S> {
         }
         if self.lost.contains(id) || (self.retired.contains(id) && !self.calls.contains_key(id)) {
             effects.failures.push(CoordinatorFailure::LateEvent {
-                call: id.to_owned(),
+                call: id.into(),
                 event: event.to_owned(),
             });
             return true;
@@ -317,14 +318,14 @@ impl<S> Tracker<S> {
         };
         if repeated {
             effects.failures.push(CoordinatorFailure::DuplicateEvent {
-                call: id.to_owned(),
+                call: id.into(),
                 event: event.to_owned(),
             });
         }
         true
     }
 
-    fn new_wave(&mut self, members: Vec<String>, open: bool) -> u64 {
+    fn new_wave(&mut self, members: Vec<CallId>, open: bool) -> u64 {
         let id = self.next_wave;
         self.next_wave += 1;
         self.waves.insert(id, Wave::new(self.turn, members, open));
@@ -425,7 +426,7 @@ impl<S> Tracker<S> {
         Coverage::Targets(targets)
     }
 
-    fn pending(&self, wave: u64) -> Vec<String> {
+    fn pending(&self, wave: u64) -> Vec<CallId> {
         self.waves.get(&wave).map_or_else(Vec::new, |record| {
             record
                 .members

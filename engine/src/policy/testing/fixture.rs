@@ -2,6 +2,7 @@
 //! TS/TSX snippets with the expected diagnostics (diagnostic policies) or changed paths with the
 //! expected requirements (verification policies).
 
+use crate::ids::RuleId;
 use serde::Deserialize;
 
 /// The directory under a config root that holds policy fixtures.
@@ -52,7 +53,7 @@ pub struct SourceFile {
 #[serde(deny_unknown_fields)]
 pub struct ExpectedDiagnostic {
     /// The rule id.
-    pub rule: String,
+    pub rule: RuleId,
     /// The path.
     pub path: String,
     /// The 1-based line.

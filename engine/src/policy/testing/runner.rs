@@ -7,6 +7,7 @@ use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
 use crate::cancel::CancelToken;
 use crate::config::trust::{TrustError, TrustedDir};
+use crate::ids::PolicyId;
 use crate::policy::contract::PolicySpec;
 use crate::policy::diagnostic::PolicyDiagnostic;
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
@@ -109,7 +110,7 @@ pub struct TestReport {
     /// problems (a policy that does not load fails the run).
     pub problems: Vec<String>,
     /// Loaded policies that have no fixture file.
-    pub untested: Vec<String>,
+    pub untested: Vec<PolicyId>,
 }
 
 impl TestReport {

@@ -61,7 +61,7 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
             source.lines().enumerate().filter_map(move |(line, text)| {
                 let column = text.find("BAD")?;
                 Some(Finding {
-                    rule: "rule-a".to_owned(),
+                    rule: "rule-a".into(),
                     severity: Severity::Warning,
                     message: "bad marker".to_owned(),
                     note: None,

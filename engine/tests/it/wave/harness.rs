@@ -268,7 +268,13 @@ async fn waves_across_turns_stay_separate_and_a_stale_wave_is_closed_by_the_next
     let turns: Vec<_> = status
         .recent
         .iter()
-        .map(|r| (r.turn, r.calls.clone(), r.end))
+        .map(|r| {
+            (
+                r.turn,
+                r.calls.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                r.end,
+            )
+        })
         .collect();
     assert_eq!(
         turns,
