@@ -112,3 +112,39 @@ mod tests {
         );
     }
 }
+
+/// The events that drive the coordinator, named as problems report them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolEvent {
+    /// The assistant message listed its calls.
+    MessageEnd,
+    /// A call started running.
+    ToolExecutionStart,
+    /// A call is about to run (its `tool_call` handler).
+    ToolCall,
+    /// A call's result reached the result handler.
+    ToolResult,
+    /// A call finished running.
+    ToolExecutionEnd,
+}
+
+impl ToolEvent {
+    /// The event's name: `message_end`, `tool_execution_start`, `tool_call`, `tool_result`,
+    /// `tool_execution_end`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolEvent::MessageEnd => "message_end",
+            ToolEvent::ToolExecutionStart => "tool_execution_start",
+            ToolEvent::ToolCall => "tool_call",
+            ToolEvent::ToolResult => "tool_result",
+            ToolEvent::ToolExecutionEnd => "tool_execution_end",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -2,6 +2,7 @@
 //! [`WaveReport`] per finished wave, running totals (the binding's scan counter), and the
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
+use super::event::ToolEvent;
 use super::snapshots::SnapshotScope;
 use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
@@ -91,16 +92,16 @@ pub enum CoordinatorFailure {
     LateEvent {
         /// The call id.
         call: CallId,
-        /// The event name.
-        event: String,
+        /// The event.
+        event: ToolEvent,
     },
     /// The same event twice for one call.
     #[error("duplicate `{event}` for `{call}`")]
     DuplicateEvent {
         /// The call id.
         call: CallId,
-        /// The event name.
-        event: String,
+        /// The event.
+        event: ToolEvent,
     },
 }
 

@@ -12,7 +12,7 @@
 //! * a wave is finished when all its members are terminal, or when a later turn end, assistant
 //!   message or shutdown closes it (started calls without a terminal event are then `Lost`).
 
-use super::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo};
+use super::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent};
 use super::plan::{
     BaselineHandle, BaselineStart, BaselineWait, Coverage, Effects, PlannedCall, Released, Wait,
     WavePlan,
@@ -128,7 +128,7 @@ impl<S> Tracker<S> {
             if self.calls.contains_key(&call.id) {
                 effects.failures.push(CoordinatorFailure::DuplicateEvent {
                     call: call.id,
-                    event: "message_end".into(),
+                    event: ToolEvent::MessageEnd,
                 });
                 continue;
             }
@@ -148,13 +148,13 @@ impl<S> Tracker<S> {
 
     pub(crate) fn tool_execution_start(&mut self, info: ToolCallInfo) -> Effects<S> {
         let mut effects = Effects::default();
-        if self.ignored(&info.id, "tool_execution_start", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolExecutionStart, &mut effects) {
             return effects;
         }
         if self.calls.get(&info.id).is_some_and(|c| c.started) {
             effects.failures.push(CoordinatorFailure::DuplicateEvent {
                 call: info.id.clone(),
-                event: "tool_execution_start".into(),
+                event: ToolEvent::ToolExecutionStart,
             });
         }
         self.touch(info);
@@ -163,7 +163,7 @@ impl<S> Tracker<S> {
 
     pub(crate) fn tool_call(&mut self, info: ToolCallInfo) -> (Effects<S>, BaselineWait<S>) {
         let mut effects = Effects::default();
-        if self.ignored(&info.id, "tool_call", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolCall, &mut effects) {
             return (effects, BaselineWait::Proceed);
         }
         let Some((wave, mutating)) = self.touch(info) else {
@@ -197,7 +197,7 @@ impl<S> Tracker<S> {
     ) -> (Effects<S>, Wait) {
         let mut effects = Effects::default();
         let unchanged = Wait::Immediate(ResultDecision::Unchanged);
-        if self.ignored(&info.id, "tool_result", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolResult, &mut effects) {
             return (effects, unchanged);
         }
         let id = info.id.clone();
@@ -227,7 +227,9 @@ impl<S> Tracker<S> {
     pub(crate) fn tool_execution_end(&mut self, id: &str) -> Effects<S> {
         let mut effects = Effects::default();
         // An end for a call nothing else mentioned changes nothing.
-        if self.ignored(id, "tool_execution_end", &mut effects) || !self.calls.contains_key(id) {
+        if self.ignored(id, ToolEvent::ToolExecutionEnd, &mut effects)
+            || !self.calls.contains_key(id)
+        {
             return effects;
         }
         let Some((wave, _)) = self.touch(ToolCallInfo::new(id, "", Value::Null)) else {
@@ -297,29 +299,30 @@ impl<S> Tracker<S> {
     /// True when the event must not touch any wave: after shutdown, for a call closed as lost
     /// or retired with the previous message (reported as a late event), or for a call that is already terminal (a repeated result is
     /// reported; the `tool_execution_end` after a `tool_result` is the normal case).
-    fn ignored(&self, id: &str, event: &str, effects: &mut Effects<S>) -> bool {
+    fn ignored(&self, id: &str, event: ToolEvent, effects: &mut Effects<S>) -> bool {
         if self.closed {
             return true;
         }
         if self.lost.contains(id) || (self.retired.contains(id) && !self.calls.contains_key(id)) {
             effects.failures.push(CoordinatorFailure::LateEvent {
                 call: id.into(),
-                event: event.to_owned(),
+                event,
             });
             return true;
         }
         let Some(terminal) = self.calls.get(id).and_then(|c| c.terminal) else {
             return false;
         };
-        let repeated = match (event, terminal) {
-            ("tool_execution_end", Terminal::Result { .. }) => false,
-            ("tool_result" | "tool_execution_end", _) => true,
-            _ => false,
+        // Only a result or an end can repeat; an end after a result is the normal order.
+        let repeated = match event {
+            ToolEvent::ToolResult => true,
+            ToolEvent::ToolExecutionEnd => !matches!(terminal, Terminal::Result { .. }),
+            ToolEvent::MessageEnd | ToolEvent::ToolExecutionStart | ToolEvent::ToolCall => false,
         };
         if repeated {
             effects.failures.push(CoordinatorFailure::DuplicateEvent {
                 call: id.into(),
-                event: event.to_owned(),
+                event,
             });
         }
         true

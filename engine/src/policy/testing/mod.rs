@@ -8,5 +8,6 @@ pub mod runner;
 
 pub use fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, SourceFile};
 pub use runner::{
-    CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport, run_fixtures,
+    CaseOutcome, CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport,
+    run_fixtures,
 };

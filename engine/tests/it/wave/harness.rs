@@ -576,7 +576,7 @@ async fn a_repeated_result_is_answered_unchanged_and_reported() {
     assert_eq!(again, ResultDecision::Unchanged);
     let status = fake.settled().await;
     assert!(
-        matches!(&status.failures[0], CoordinatorFailure::DuplicateEvent { call, event } if call == "A" && event == "tool_result")
+        matches!(&status.failures[0], CoordinatorFailure::DuplicateEvent { call, event } if call == "A" && event.as_str() == "tool_result")
     );
     assert_eq!(status.recent.len(), 1);
 }
