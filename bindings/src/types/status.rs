@@ -1,5 +1,5 @@
 //! The status model behind `/hooks-status` as JS sees it: the engine's
-//! [`SessionStatus`](engine::SessionStatus), camelCase throughout, tags as string unions, counts
+//! [`SessionReport`](engine::SessionReport), camelCase throughout, tags as string unions, counts
 //! and revisions as numbers, timestamps as milliseconds since the Unix epoch. Reasons the engine
 //! words for the user (a skipped file, a rejected run) cross as their text.
 
@@ -33,8 +33,8 @@ pub struct SessionStatus {
     pub totals: WaveTotals,
 }
 
-impl From<engine::SessionStatus> for SessionStatus {
-    fn from(status: engine::SessionStatus) -> Self {
+impl From<engine::SessionReport> for SessionStatus {
+    fn from(status: engine::SessionReport) -> Self {
         SessionStatus {
             active: status.active,
             guidance: status.guidance,

@@ -42,7 +42,7 @@ pub use event::{
 };
 pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use report::{
-    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,
+    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
     WaveTotals,
 };
 pub use snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};

@@ -235,11 +235,11 @@ pub struct WaveTotals {
     pub coordinator_failures: u64,
 }
 
-/// The coordinator's status: totals, the workspace revision and the most recent reports and
-/// failures.
+/// The coordinator's record of its waves: totals, the workspace revision and the most recent
+/// reports and failures. The user-facing status ([`crate::status`]) shows it.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WaveStatus {
+pub struct WaveHistory {
     /// Running totals.
     pub totals: WaveTotals,
     /// The workspace revision: advanced once per wave that changed (or may have changed) files.
@@ -250,7 +250,7 @@ pub struct WaveStatus {
     pub failures: VecDeque<CoordinatorFailure>,
 }
 
-impl WaveStatus {
+impl WaveHistory {
     /// Records a finished wave, keeping at most `keep` reports.
     pub(crate) fn record(&mut self, report: WaveReport, keep: usize) {
         let totals = &mut self.totals;

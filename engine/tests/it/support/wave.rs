@@ -619,7 +619,7 @@ impl Fake {
     }
 
     /// The status after every background task ended.
-    pub async fn settled(&self) -> pi_native_hooks::wave::WaveStatus {
+    pub async fn settled(&self) -> pi_native_hooks::wave::WaveHistory {
         self.coordinator
             .idle()
             .await
