@@ -222,7 +222,7 @@ impl PolicyRegistry {
             Err(message) => run.failures.push(failure(
                 policy,
                 "evaluate",
-                FailureReason::Malformed(message),
+                FailureReason::Malformed(message.to_string()),
             )),
         }
     }
