@@ -39,19 +39,19 @@ pub struct HooksStatus {
 pub enum ConfigHealth {
     /// The personal config root loaded.
     Active {
-        /// The root.
+        /// The directory the policies and rules were read from.
         root: PathBuf,
     },
     /// The built-in pack is in use.
     Builtin,
     /// The config root does not exist.
     Absent {
-        /// The root.
+        /// Where the config root was looked for.
         root: PathBuf,
     },
     /// The config root failed a trust check; nothing was loaded.
     Untrusted {
-        /// The root.
+        /// The config root that failed the check.
         root: PathBuf,
         /// The failed check.
         error: String,
@@ -210,7 +210,7 @@ pub struct VerificationStatus {
     pub projects: Vec<MatchedProject>,
     /// Why a policy could not be matched.
     pub project_problems: Vec<String>,
-    /// The workspace.
+    /// Whether the gate could read the workspace and what it changed since the baseline.
     pub workspace: WorkspaceStatus,
     /// Every tracked requirement.
     pub requirements: Vec<RequirementStatus>,

@@ -131,7 +131,7 @@ pub struct AffectedRequirement {
     pub policy: PolicyId,
     /// Its project.
     pub project: ProjectSpec,
-    /// The requirement.
+    /// The requirement, as its policy declares it.
     pub requirement: Requirement,
     /// The changed paths that need it, in the order given.
     pub paths: Vec<String>,
@@ -143,7 +143,7 @@ pub struct AffectedRequirement {
 pub struct UndecidedRequirement {
     /// The verification policy's id.
     pub policy: PolicyId,
-    /// The requirement.
+    /// The requirement, as its policy declares it.
     pub requirement: Requirement,
     /// Why, for the user.
     pub reason: String,

@@ -23,7 +23,7 @@ pub enum CoordinatorFailure {
         "wave {wave}: `{call}` waited {timeout_ms} ms for {pending:?} and was released unchanged"
     )]
     WaiterTimedOut {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The released call.
         call: CallId,
@@ -35,7 +35,7 @@ pub enum CoordinatorFailure {
     /// The wave was closed while some started calls never got a terminal event.
     #[error("wave {wave}: {calls:?} never reported `tool_result` or `tool_execution_end` ({at})")]
     EventsMissing {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The calls without a terminal event.
         calls: Vec<CallId>,
@@ -45,7 +45,7 @@ pub enum CoordinatorFailure {
     /// A mutating call of a git workspace ran without a baseline snapshot.
     #[error("wave {wave}: no baseline snapshot before the calls ran ({reason})")]
     Baseline {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// Why there is none.
         reason: String,
@@ -53,7 +53,7 @@ pub enum CoordinatorFailure {
     /// The post-wave snapshot or the diff failed.
     #[error("wave {wave}: post-wave snapshot failed: {message}")]
     PostSnapshot {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The error.
         message: String,
@@ -61,7 +61,7 @@ pub enum CoordinatorFailure {
     /// The analysis task panicked or was lost.
     #[error("wave {wave}: the analysis task failed: {error}")]
     Processing {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// Why the task did not return.
         #[serde(rename = "message")]
@@ -92,7 +92,7 @@ pub enum CoordinatorFailure {
     LateEvent {
         /// The call id.
         call: CallId,
-        /// The event.
+        /// The event that came late.
         event: ToolEvent,
     },
     /// The same event twice for one call.
@@ -100,7 +100,7 @@ pub enum CoordinatorFailure {
     DuplicateEvent {
         /// The call id.
         call: CallId,
-        /// The event.
+        /// The event that came twice.
         event: ToolEvent,
     },
 }
@@ -225,13 +225,13 @@ pub struct WaveTotals {
     pub mutating_waves: u64,
     /// Analyzer runs (the binding's scan counter).
     pub scans: u64,
-    /// Files parsed.
+    /// Files parsed by ast-grep (not served from the content cache).
     pub files_parsed: u64,
     /// Files served from the content cache.
     pub files_cached: u64,
     /// Diagnostics delivered.
     pub delivered: u64,
-    /// Coordinator failures.
+    /// Coordinator failures recorded, including those no longer in the recent list.
     pub coordinator_failures: u64,
 }
 

@@ -54,7 +54,7 @@ pub struct SourceFile {
 pub struct ExpectedDiagnostic {
     /// The rule id.
     pub rule: RuleId,
-    /// The path.
+    /// The source file's path, as the case's `files` names it.
     pub path: String,
     /// The 1-based line.
     pub line: usize,
