@@ -46,7 +46,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         .collect();
     let findings = (0..findings)
         .map(|i| Finding {
-            rule: "typescript-no-non-null-assertion-ts".to_owned(),
+            rule: "typescript-no-non-null-assertion-ts".into(),
             severity: Severity::Warning,
             message: "Non-null assertion `!` hides a possibly null or undefined value.".to_owned(),
             note: None,

@@ -263,7 +263,7 @@ async fn wave(coordinator: &WaveCoordinator, root: &Path, tool: &str, n: usize) 
     } else {
         json!({ "command": "codegen" })
     };
-    let call = ToolCallInfo::new(&id, tool, input);
+    let call = ToolCallInfo::new(id.as_str(), tool, input);
     coordinator.assistant_message(AssistantMessage {
         calls: vec![call.clone()],
         mode: ExecutionMode::Parallel,

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod config;
 pub mod delivery;
 pub mod hash;
+pub mod ids;
 pub mod paths;
 pub mod policy;
 pub mod safe_open;

@@ -7,6 +7,7 @@
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::analysis::AnalyzerKey;
+use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
     Baseline, Evidence, FailedRun, MatchedPolicy, ProjectIdentity, Rejection, RequirementKey,
@@ -38,19 +39,19 @@ pub struct HooksStatus {
 pub enum ConfigHealth {
     /// The personal config root loaded.
     Active {
-        /// The root.
+        /// The directory the policies and rules were read from.
         root: PathBuf,
     },
     /// The built-in pack is in use.
     Builtin,
     /// The config root does not exist.
     Absent {
-        /// The root.
+        /// Where the config root was looked for.
         root: PathBuf,
     },
     /// The config root failed a trust check; nothing was loaded.
     Untrusted {
-        /// The root.
+        /// The config root that failed the check.
         root: PathBuf,
         /// The failed check.
         error: String,
@@ -61,7 +62,7 @@ pub enum ConfigHealth {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PolicyStatus {
     /// Its id.
-    pub id: String,
+    pub id: PolicyId,
     /// Its kind.
     pub kind: PolicyKind,
     /// Its file.
@@ -155,7 +156,7 @@ pub struct WorkspaceStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaiverStatus {
     /// The waiver tool call.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The agent's reason.
     pub reason: String,
     /// When it was recorded.
@@ -209,7 +210,7 @@ pub struct VerificationStatus {
     pub projects: Vec<MatchedProject>,
     /// Why a policy could not be matched.
     pub project_problems: Vec<String>,
-    /// The workspace.
+    /// Whether the gate could read the workspace and what it changed since the baseline.
     pub workspace: WorkspaceStatus,
     /// Every tracked requirement.
     pub requirements: Vec<RequirementStatus>,
@@ -221,7 +222,7 @@ pub struct VerificationStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MatchedProject {
     /// The policy id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The project it matched.
     pub project: ProjectIdentity,
 }

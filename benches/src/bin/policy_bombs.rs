@@ -195,7 +195,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
     let path = "src/bomb.ts".to_owned();
     let findings = (0..findings)
         .map(|i| Finding {
-            rule: "bomb-rule".to_owned(),
+            rule: "bomb-rule".into(),
             severity: Severity::Warning,
             message: "bomb".to_owned(),
             note: None,

@@ -1,5 +1,5 @@
 //! The status model behind `/hooks-status` as JS sees it: the engine's
-//! [`SessionStatus`](engine::SessionStatus), camelCase throughout, tags as string unions, counts
+//! [`SessionReport`](engine::SessionReport), camelCase throughout, tags as string unions, counts
 //! and revisions as numbers, timestamps as milliseconds since the Unix epoch. Reasons the engine
 //! words for the user (a skipped file, a rejected run) cross as their text.
 
@@ -33,8 +33,8 @@ pub struct SessionStatus {
     pub totals: WaveTotals,
 }
 
-impl From<engine::SessionStatus> for SessionStatus {
-    fn from(status: engine::SessionStatus) -> Self {
+impl From<engine::SessionReport> for SessionStatus {
+    fn from(status: engine::SessionReport) -> Self {
         SessionStatus {
             active: status.active,
             guidance: status.guidance,
@@ -152,7 +152,7 @@ pub struct PolicyStatus {
 impl From<model::PolicyStatus> for PolicyStatus {
     fn from(policy: model::PolicyStatus) -> Self {
         PolicyStatus {
-            id: policy.id,
+            id: policy.id.into(),
             kind: match policy.kind {
                 pi_native_hooks::policy::PolicyKind::Diagnostic => PolicyKind::Diagnostic,
                 pi_native_hooks::policy::PolicyKind::Verification => PolicyKind::Verification,
@@ -209,7 +209,7 @@ impl From<model::VerificationStatus> for VerificationStatus {
                 .projects
                 .into_iter()
                 .map(|matched| MatchedProject {
-                    policy: matched.policy,
+                    policy: matched.policy.into(),
                     project: matched.project.into(),
                 })
                 .collect(),
@@ -344,7 +344,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
     fn from(status: model::RequirementStatus) -> Self {
         RequirementStatus {
             key: RequirementKey {
-                policy: status.key.policy,
+                policy: status.key.policy.into(),
                 id: status.key.id,
             },
             project: status.project.into(),
@@ -352,7 +352,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
             state: status.state.into(),
             required_revision: status.required_revision.map(num),
             last_success: status.last_success.map(|evidence| Evidence {
-                tool_call_id: evidence.tool_call_id,
+                tool_call_id: evidence.tool_call_id.into(),
                 command: evidence.command,
                 project: evidence.project.into(),
                 registry_digest: evidence.registry_digest,
@@ -361,12 +361,12 @@ impl From<model::RequirementStatus> for RequirementStatus {
                 at: num(evidence.at.0),
             }),
             waiver: status.waiver.map(|waiver| WaiverStatus {
-                tool_call_id: waiver.tool_call_id,
+                tool_call_id: waiver.tool_call_id.into(),
                 reason: waiver.reason,
                 at: num(waiver.at.0),
             }),
             last_failure: status.last_failure.map(|failure| FailedRun {
-                tool_call_id: failure.tool_call_id,
+                tool_call_id: failure.tool_call_id.into(),
                 required_revision: num(failure.required_revision),
                 #[allow(clippy::cast_precision_loss)] // an exit code
                 exit_code: failure.exit_code.map(|code| code as f64),
@@ -374,7 +374,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
                 at: num(failure.at.0),
             }),
             last_rejection: status.last_rejection.map(|rejection| Rejection {
-                tool_call_id: rejection.tool_call_id,
+                tool_call_id: rejection.tool_call_id.into(),
                 revision: num(rejection.revision),
                 reason: rejection.reason.to_string(),
                 at: num(rejection.at.0),

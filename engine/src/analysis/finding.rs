@@ -1,5 +1,6 @@
 //! One normalized analyzer finding: what matched, where, and how loud it is.
 
+use crate::ids::RuleId;
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::fmt;
@@ -55,7 +56,7 @@ pub struct SourceRange {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Finding {
     /// The rule id, e.g. `typescript-no-non-null-assertion-ts`.
-    pub rule: String,
+    pub rule: RuleId,
     /// The rule's severity.
     pub severity: Severity,
     /// The rule's message for this match.

@@ -506,7 +506,7 @@ fn finding(
 ) -> Finding {
     let (start, end) = (node.start_pos(), node.end_pos());
     Finding {
-        rule: rule.id.clone(),
+        rule: rule.id.as_str().into(),
         severity: severity(&rule.severity),
         message: rule.get_message(node),
         note: rule.note.clone(),

@@ -115,7 +115,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     }
     let targets = match super::targets::resolve(&cwd, &args.paths) {
         Ok(targets) => targets,
-        Err(message) => return out.fail(&message),
+        Err(error) => return out.fail(&error.to_string()),
     };
     let mut analyzer = match config.analyzer(default_threads()) {
         Ok(analyzer) => analyzer,

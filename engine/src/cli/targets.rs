@@ -28,17 +28,47 @@ pub(super) struct Targets {
     pub(super) unfollowed: Vec<String>,
 }
 
+/// Why the targets of a `check` cannot be resolved; `check` prints it and fails.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum TargetError {
+    /// No paths were given and the current directory is not in a repository.
+    #[error(
+        "{} is not inside a git repository; pass the files or directories to check",
+        .0.display()
+    )]
+    NotARepository(PathBuf),
+    /// The repository around the current directory could not be read.
+    #[error(transparent)]
+    Workspace(#[from] workspace::WorkspaceError),
+    /// A named path is outside the scan root (lexically, or a symlinked directory leading out).
+    #[error("{}: outside {}", path.display(), root.display())]
+    Outside {
+        /// The path as given.
+        path: PathBuf,
+        /// The scan root.
+        root: PathBuf,
+    },
+    /// A named path does not exist.
+    #[error("{}: no such file or directory", .0.display())]
+    Missing(PathBuf),
+    /// A named directory could not be walked.
+    #[error("{}: {error}", path.display())]
+    Walk {
+        /// The directory as given.
+        path: PathBuf,
+        /// What failed.
+        error: std::io::Error,
+    },
+}
+
 /// The scan root and the root-relative paths to scan.
-pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> {
+pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, TargetError> {
     if paths.is_empty() {
         let snapshot = workspace::capture(cwd).map_err(|error| {
             if error.is_not_a_repository() {
-                format!(
-                    "{} is not inside a git repository; pass the files or directories to check",
-                    cwd.display()
-                )
+                TargetError::NotARepository(cwd.to_path_buf())
             } else {
-                error.to_string()
+                error.into()
             }
         })?;
         return Ok(Targets {
@@ -47,7 +77,7 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> 
             unfollowed: Vec::new(),
         });
     }
-    let root = match workspace::probe(cwd).map_err(|error| error.to_string())? {
+    let root = match workspace::probe(cwd)? {
         WorkspaceKind::Git { worktree_root } => worktree_root,
         WorkspaceKind::NotGit { .. } => cwd.to_path_buf(),
     };
@@ -58,13 +88,16 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> 
     };
     for path in paths {
         let absolute = normalize_lexically(&cwd.join(path));
-        let outside = || format!("{}: outside {}", path.display(), root.display());
+        let outside = || TargetError::Outside {
+            path: path.clone(),
+            root: root.clone(),
+        };
         let relative = absolute
             .strip_prefix(&root)
             .map_err(|_| outside())?
             .to_path_buf();
         let Ok(meta) = std::fs::symlink_metadata(&absolute) else {
-            return Err(format!("{}: no such file or directory", path.display()));
+            return Err(TargetError::Missing(path.clone()));
         };
         // A named directory is walked even when it is a symlink (as the ast-grep CLI does), but
         // only if it stays inside the root.
@@ -73,8 +106,10 @@ pub(super) fn resolve(cwd: &Path, paths: &[PathBuf]) -> Result<Targets, String> 
             if meta.is_symlink() && !inside(&root, &absolute) {
                 return Err(outside());
             }
-            walk(&root, &absolute, &mut targets)
-                .map_err(|error| format!("{}: {error}", path.display()))?;
+            walk(&root, &absolute, &mut targets).map_err(|error| TargetError::Walk {
+                path: path.clone(),
+                error,
+            })?;
         } else {
             targets.paths.push(root_relative(&relative));
         }

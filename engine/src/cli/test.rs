@@ -72,7 +72,7 @@ fn render(report: &TestReport) -> String {
             } else {
                 failed += 1;
             }
-            let _ = writeln!(text, "  {:<13} {}", case.status(), case.name);
+            let _ = writeln!(text, "  {:<13} {}", case.outcome().as_str(), case.name);
             for item in &case.noisy {
                 let _ = writeln!(text, "      unexpected: {item}");
             }

@@ -115,7 +115,7 @@ pub enum TrustError {
     TooManyEntries {
         /// The directory.
         path: PathBuf,
-        /// The limit.
+        /// The most entries a configuration directory may have.
         limit: usize,
     },
     /// Not the expected kind of file.
@@ -133,7 +133,7 @@ pub enum TrustError {
         path: PathBuf,
         /// Its size.
         bytes: u64,
-        /// The limit.
+        /// The most bytes a configuration file may have ([`MAX_FILE_BYTES`]).
         limit: u64,
     },
     /// The file could not be opened or read.

@@ -7,13 +7,14 @@
 //! content: remembering fingerprints per path is remembering what was delivered per content.
 
 use super::fingerprint::{Fingerprint, KeyedDiagnostic};
+use crate::ids::PolicyId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which policies' results are complete for which paths in one wave: the analysis of the path
 /// ran without failure, skip or truncation, and the policy did not fail. Only covered
 /// `(path, policy)` pairs may resolve remembered diagnostics.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Coverage(BTreeMap<String, BTreeSet<String>>);
+pub struct Coverage(BTreeMap<String, BTreeSet<PolicyId>>);
 
 impl Coverage {
     /// Records that `policy`'s result for `path` is complete.
@@ -21,16 +22,16 @@ impl Coverage {
         self.0
             .entry(path.to_owned())
             .or_default()
-            .insert(policy.to_owned());
+            .insert(policy.into());
     }
 
     /// The policies whose result for `path` is complete.
-    pub fn policies(&self, path: &str) -> Option<&BTreeSet<String>> {
+    pub fn policies(&self, path: &str) -> Option<&BTreeSet<PolicyId>> {
         self.0.get(path)
     }
 
     /// Every covered path with its policies.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &BTreeSet<String>)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &BTreeSet<PolicyId>)> {
         self.0.iter()
     }
 }
@@ -73,7 +74,7 @@ pub struct Selection<'a> {
 /// The fingerprints delivered per path, with the policy that produced each.
 #[derive(Debug, Default)]
 pub struct DeliveryMemory {
-    by_path: HashMap<String, BTreeMap<Fingerprint, String>>,
+    by_path: HashMap<String, BTreeMap<Fingerprint, PolicyId>>,
 }
 
 impl DeliveryMemory {

@@ -274,7 +274,7 @@ mod tests {
             end_line: line,
             end_column: 9,
             rule: rule.into(),
-            policy: format!("{rule}-policy"),
+            policy: format!("{rule}-policy").into(),
             severity: Severity::Warning,
             message: format!("{rule} found"),
             guidance: guidance.into(),

@@ -4,6 +4,7 @@
 
 use super::literal::{self, Literal, Value};
 use crate::analysis::AnalyzerKey;
+use crate::ids::{PolicyId, RuleId};
 use rhai::{AST, ASTFlags, Stmt};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -31,7 +32,7 @@ impl fmt::Display for PolicyKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyContract {
     /// `ID`: unique across the loaded policies; lowercase letters, digits and `-`.
-    pub id: String,
+    pub id: PolicyId,
     /// `DESCRIPTION`, if given.
     pub description: Option<String>,
     /// The kind-specific part.
@@ -64,7 +65,7 @@ pub struct DiagnosticSpec {
     /// `ast-grep:builtin`); a qualified key matches only itself.
     pub analyzer: String,
     /// `RULES`: the rule ids whose findings the policy sees.
-    pub rules: Vec<String>,
+    pub rules: Vec<RuleId>,
 }
 
 impl DiagnosticSpec {
@@ -220,7 +221,7 @@ pub fn read_contract(ast: &AST, source: &str) -> Result<PolicyContract, Vec<Cont
     };
     match (id, spec) {
         (Some(id), Some(spec)) if problems.0.is_empty() => Ok(PolicyContract {
-            id,
+            id: id.into(),
             description,
             spec,
         }),
@@ -380,9 +381,9 @@ fn diagnostic_spec(
         required(consts, "ANALYZER", problems).and_then(|l| string(l, "ANALYZER", problems));
     let rules = required(consts, "RULES", problems).and_then(|literal| match &literal.value {
         Value::Array(items) if !items.is_empty() => {
-            let rules: Vec<String> = items
+            let rules: Vec<RuleId> = items
                 .iter()
-                .filter_map(|item| string(item, "RULES entry", problems))
+                .filter_map(|item| string(item, "RULES entry", problems).map(RuleId::from))
                 .collect();
             (rules.len() == items.len()).then_some(rules)
         }

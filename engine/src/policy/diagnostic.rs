@@ -4,6 +4,7 @@
 use super::contract::DiagnosticSpec;
 use super::view::{FindingView, SnapshotView};
 use crate::analysis::Severity;
+use crate::ids::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString, Map};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -23,9 +24,9 @@ pub struct PolicyDiagnostic {
     /// 1-based end column (defaults to `column`).
     pub end_column: usize,
     /// The rule the diagnostic is about (one of the policy's `RULES`).
-    pub rule: String,
+    pub rule: RuleId,
     /// The id of the policy that produced it.
-    pub policy: String,
+    pub policy: PolicyId,
     /// How loud it is (defaults to `warning`).
     pub severity: Severity,
     /// What is wrong.
@@ -58,16 +59,13 @@ impl DiagnosticValue {
         self,
         policy: &str,
         spec: &DiagnosticSpec,
-    ) -> Result<PolicyDiagnostic, String> {
+    ) -> Result<PolicyDiagnostic, ResultProblem> {
         let finding = self.finding.finding();
         if !spec.rules.contains(&finding.rule) {
-            return Err(format!(
-                "rule {:?} is not one of the policy's RULES",
-                finding.rule
-            ));
+            return Err(ResultProblem::RuleNotInPolicy(finding.rule.clone()));
         }
         if self.guidance.trim().is_empty() {
-            return Err("`guidance` must not be empty".to_owned());
+            return Err(ResultProblem::Empty("guidance".to_owned()));
         }
         let (start, end) = (finding.range.start, finding.range.end);
         Ok(PolicyDiagnostic {
@@ -77,7 +75,7 @@ impl DiagnosticValue {
             end_line: end.line + 1,
             end_column: end.column + 1,
             rule: finding.rule.clone(),
-            policy: policy.to_owned(),
+            policy: policy.into(),
             severity: finding.severity,
             message: finding.message.clone(),
             guidance: self.guidance.to_string(),
@@ -98,13 +96,87 @@ pub const RESULT_FIELDS: &[&str] = &[
     "severity",
 ];
 
+/// Why what `evaluate` returned is not a list of diagnostics. The policy's failure shows it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MalformedDiagnostic {
+    /// The result is not an array.
+    #[error("`evaluate` must return an array of maps, not {0}")]
+    NotAnArray(String),
+    /// An item is neither a map nor a diagnostic built from a finding.
+    #[error("result #{index} must be an object map, not {type_name}")]
+    NotAMap {
+        /// 0-based index in the returned array.
+        index: usize,
+        /// The item's Rhai type.
+        type_name: String,
+    },
+    /// An item is a map, but not a valid diagnostic.
+    #[error("result #{index}: {problem}")]
+    Item {
+        /// 0-based index in the returned array.
+        index: usize,
+        /// What is wrong with it.
+        problem: ResultProblem,
+    },
+}
+
+/// What is wrong with one returned diagnostic.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResultProblem {
+    /// A key outside [`RESULT_FIELDS`].
+    #[error("unknown field `{0}` (allowed: {fields})", fields = RESULT_FIELDS.join(", "))]
+    UnknownField(String),
+    /// A required key is absent.
+    #[error("missing field `{0}`")]
+    Missing(String),
+    /// A text field is empty or blank.
+    #[error("`{0}` must not be empty")]
+    Empty(String),
+    /// A text field holds another type.
+    #[error("`{key}` must be a string, not {type_name}")]
+    NotAString {
+        /// The field.
+        key: String,
+        /// The value's Rhai type.
+        type_name: String,
+    },
+    /// A position field holds another type.
+    #[error("`{key}` must be an integer, not {type_name}")]
+    NotAnInteger {
+        /// The field.
+        key: String,
+        /// The value's Rhai type.
+        type_name: String,
+    },
+    /// A position below 1.
+    #[error("`{key}` must be 1 or more (1-based), not {number}")]
+    NotPositive {
+        /// The field.
+        key: String,
+        /// The value.
+        number: i64,
+    },
+    /// A position too large for this platform.
+    #[error("{0}")]
+    OutOfRange(std::num::TryFromIntError),
+    /// The path is not one the snapshot analyzed.
+    #[error("path {0:?} is not part of the analyzed snapshot")]
+    PathNotInSnapshot(String),
+    /// The rule is not one of the policy's `RULES`.
+    #[error("rule {0:?} is not one of the policy's RULES")]
+    RuleNotInPolicy(RuleId),
+    /// `severity` is not `hint`, `info` or `warning`.
+    #[error("`severity` must be \"hint\", \"info\" or \"warning\", not {0}")]
+    BadSeverity(String),
+}
+
 /// Converts what `evaluate` returned into diagnostics, or explains what is malformed.
 pub(super) fn from_result(
     value: Dynamic,
     policy: &str,
     spec: &DiagnosticSpec,
     view: &SnapshotView,
-) -> Result<Vec<PolicyDiagnostic>, String> {
+) -> Result<Vec<PolicyDiagnostic>, MalformedDiagnostic> {
     let snapshot = view.snapshot();
     let paths: HashSet<&str> = snapshot
         .paths
@@ -115,7 +187,7 @@ pub(super) fn from_result(
     let type_name = value.type_name();
     let items = value
         .try_cast::<rhai::Array>()
-        .ok_or_else(|| format!("`evaluate` must return an array of maps, not {type_name}"))?;
+        .ok_or_else(|| MalformedDiagnostic::NotAnArray(type_name.to_owned()))?;
     items
         .into_iter()
         .enumerate()
@@ -124,13 +196,17 @@ pub(super) fn from_result(
                 let value = item.cast::<DiagnosticValue>();
                 return value
                     .into_diagnostic(policy, spec)
-                    .map_err(|e| format!("result #{index}: {e}"));
+                    .map_err(|problem| MalformedDiagnostic::Item { index, problem });
             }
             let type_name = item.type_name();
             let map = item
                 .try_cast::<Map>()
-                .ok_or_else(|| format!("result #{index} must be an object map, not {type_name}"))?;
-            one(&map, policy, spec, &paths).map_err(|e| format!("result #{index}: {e}"))
+                .ok_or_else(|| MalformedDiagnostic::NotAMap {
+                    index,
+                    type_name: type_name.to_owned(),
+                })?;
+            one(&map, policy, spec, &paths)
+                .map_err(|problem| MalformedDiagnostic::Item { index, problem })
         })
         .collect()
 }
@@ -140,25 +216,21 @@ fn one(
     policy: &str,
     spec: &DiagnosticSpec,
     paths: &HashSet<&str>,
-) -> Result<PolicyDiagnostic, String> {
+) -> Result<PolicyDiagnostic, ResultProblem> {
     if let Some(key) = map.keys().find(|k| !RESULT_FIELDS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown field `{key}` (allowed: {})",
-            RESULT_FIELDS.join(", ")
-        ));
+        return Err(ResultProblem::UnknownField(key.to_string()));
     }
     let path = text(map, "path")?;
     if !paths.contains(path.as_str()) {
-        return Err(format!(
-            "path {path:?} is not part of the analyzed snapshot"
-        ));
+        return Err(ResultProblem::PathNotInSnapshot(path));
     }
-    let rule = text(map, "rule")?;
+    let rule = RuleId::from(text(map, "rule")?);
     if !spec.rules.contains(&rule) {
-        return Err(format!("rule {rule:?} is not one of the policy's RULES"));
+        return Err(ResultProblem::RuleNotInPolicy(rule));
     }
-    let line = position(map, "line")?.ok_or("missing field `line`")?;
-    let column = position(map, "column")?.ok_or("missing field `column`")?;
+    let line = position(map, "line")?.ok_or_else(|| ResultProblem::Missing("line".to_owned()))?;
+    let column =
+        position(map, "column")?.ok_or_else(|| ResultProblem::Missing("column".to_owned()))?;
     let severity = match map.get("severity") {
         None => Severity::Warning,
         Some(value) => match value.clone().into_immutable_string().as_deref() {
@@ -166,9 +238,7 @@ fn one(
             Ok("info") => Severity::Info,
             Ok("warning") => Severity::Warning,
             _ => {
-                return Err(format!(
-                    "`severity` must be \"hint\", \"info\" or \"warning\", not {value}"
-                ));
+                return Err(ResultProblem::BadSeverity(value.to_string()));
             }
         },
     };
@@ -179,31 +249,42 @@ fn one(
         end_line: position(map, "end_line")?.unwrap_or(line),
         end_column: position(map, "end_column")?.unwrap_or(column),
         rule,
-        policy: policy.to_owned(),
+        policy: policy.into(),
         severity,
         message: text(map, "message")?,
         guidance: text(map, "guidance")?,
     })
 }
 
-fn text(map: &Map, key: &str) -> Result<String, String> {
+fn text(map: &Map, key: &str) -> Result<String, ResultProblem> {
     let value = map
         .get(key)
-        .ok_or_else(|| format!("missing field `{key}`"))?;
+        .ok_or_else(|| ResultProblem::Missing(key.to_owned()))?;
     match value.clone().into_immutable_string() {
         Ok(text) if !text.trim().is_empty() => Ok(text.to_string()),
-        Ok(_) => Err(format!("`{key}` must not be empty")),
-        Err(type_name) => Err(format!("`{key}` must be a string, not {type_name}")),
+        Ok(_) => Err(ResultProblem::Empty(key.to_owned())),
+        Err(type_name) => Err(ResultProblem::NotAString {
+            key: key.to_owned(),
+            type_name: type_name.to_owned(),
+        }),
     }
 }
 
-fn position(map: &Map, key: &str) -> Result<Option<usize>, String> {
+fn position(map: &Map, key: &str) -> Result<Option<usize>, ResultProblem> {
     let Some(value) = map.get(key) else {
         return Ok(None);
     };
     match value.as_int() {
-        Ok(number) if number >= 1 => usize::try_from(number).map(Some).map_err(|e| e.to_string()),
-        Ok(number) => Err(format!("`{key}` must be 1 or more (1-based), not {number}")),
-        Err(type_name) => Err(format!("`{key}` must be an integer, not {type_name}")),
+        Ok(number) if number >= 1 => usize::try_from(number)
+            .map(Some)
+            .map_err(ResultProblem::OutOfRange),
+        Ok(number) => Err(ResultProblem::NotPositive {
+            key: key.to_owned(),
+            number,
+        }),
+        Err(type_name) => Err(ResultProblem::NotAnInteger {
+            key: key.to_owned(),
+            type_name: type_name.to_owned(),
+        }),
     }
 }

@@ -6,6 +6,7 @@ use super::contract::ContractError;
 pub use super::limits::{MAX_MESSAGE_BYTES, bounded};
 use super::sandbox::RunError;
 use crate::config::trust::TrustError;
+use crate::ids::PolicyId;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -21,7 +22,7 @@ pub enum ProblemReason {
     /// Another policy file already uses this id.
     DuplicateId {
         /// The id both files declare.
-        id: String,
+        id: PolicyId,
         /// The file that declared it first (and was loaded).
         first: PathBuf,
     },
@@ -92,7 +93,7 @@ pub enum FailureReason {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyFailure {
     /// The policy id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The policy file.
     pub path: PathBuf,
     /// The function that failed, e.g. `evaluate` or an `affects` predicate.
@@ -127,7 +128,7 @@ impl fmt::Display for PolicyFailure {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyLog {
     /// The policy id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The text.
     pub line: String,
 }

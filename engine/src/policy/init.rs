@@ -38,7 +38,7 @@ pub struct InitEntry {
 pub struct InitPlan {
     /// The config root.
     pub root: PathBuf,
-    /// The entries.
+    /// The directories and files to create, parents first.
     pub entries: Vec<InitEntry>,
     /// Lines shown after the entries: what was proposed for the project, or why nothing was.
     pub notes: Vec<String>,

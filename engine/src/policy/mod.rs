@@ -29,7 +29,7 @@ pub use contract::{PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirem
 pub use diagnostic::PolicyDiagnostic;
 pub use digest::registry_digest;
 pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
-pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource};
+pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource, RootProblem};
 pub use run::{
     AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, CheckResult, DiagnosticRun,
     UndecidedRequirement, VerificationRun,

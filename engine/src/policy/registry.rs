@@ -8,6 +8,7 @@ use super::failure::{PolicyProblem, ProblemReason};
 use super::sandbox::Sandbox;
 use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
 use crate::config::trust::TrustError;
+use crate::ids::PolicyId;
 use rhai::AST;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +25,20 @@ pub enum RegistrySource {
     Untrusted(PathBuf, TrustError),
     /// The built-in pack compiled into the binary.
     Builtin,
+}
+
+/// Why a config root loaded nothing. Its text is the guidance the status and `doctor` show.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RootProblem {
+    /// The root does not exist.
+    #[error(
+        "no personal config at {}; create it with /hooks-init in Pi or `pi-native-hooks init` in a terminal (the built-in rules and diagnostic policies apply meanwhile, without verification)",
+        .0.display()
+    )]
+    Absent(PathBuf),
+    /// The root or its `policies/` directory failed a trust check.
+    #[error("the personal config is not trusted, nothing was loaded: {0}")]
+    Untrusted(TrustError),
 }
 
 /// A policy that compiled and passed validation.
@@ -142,7 +157,7 @@ impl PolicyRegistry {
 
     fn build(source: RegistrySource, sources: Vec<PolicySource>, sandbox: Arc<Sandbox>) -> Self {
         let mut registry = Self::empty(source, sandbox);
-        let mut ids: HashMap<String, PathBuf> = HashMap::new();
+        let mut ids: HashMap<PolicyId, PathBuf> = HashMap::new();
         for PolicySource {
             path,
             relative,
@@ -202,14 +217,14 @@ impl PolicyRegistry {
 
     /// What to do when the registry is inactive.
     pub fn guidance(&self) -> Option<String> {
+        self.root_problem().map(|problem| problem.to_string())
+    }
+
+    /// Why the config root gave no policies, when it is absent or not trusted.
+    pub fn root_problem(&self) -> Option<RootProblem> {
         match &self.source {
-            RegistrySource::Absent(root) => Some(format!(
-                "no personal config at {}; create it with /hooks-init in Pi or `pi-native-hooks init` in a terminal (the built-in rules and diagnostic policies apply meanwhile, without verification)",
-                root.display()
-            )),
-            RegistrySource::Untrusted(_, error) => Some(format!(
-                "the personal config is not trusted, nothing was loaded: {error}"
-            )),
+            RegistrySource::Absent(root) => Some(RootProblem::Absent(root.clone())),
+            RegistrySource::Untrusted(_, error) => Some(RootProblem::Untrusted(error.clone())),
             RegistrySource::Root(_) | RegistrySource::Builtin => None,
         }
     }

@@ -12,6 +12,7 @@ use super::sandbox::{CallOutput, RunError};
 use super::view::SnapshotView;
 use crate::analysis::{AnalysisSnapshot, Finding};
 use crate::cancel::CancelToken;
+use crate::ids::PolicyId;
 use rhai::{Dynamic, ImmutableString};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -127,10 +128,10 @@ impl DiagnosticRun {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AffectedRequirement {
     /// The verification policy's id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// Its project.
     pub project: ProjectSpec,
-    /// The requirement.
+    /// The requirement, as its policy declares it.
     pub requirement: Requirement,
     /// The changed paths that need it, in the order given.
     pub paths: Vec<String>,
@@ -141,8 +142,8 @@ pub struct AffectedRequirement {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UndecidedRequirement {
     /// The verification policy's id.
-    pub policy: String,
-    /// The requirement.
+    pub policy: PolicyId,
+    /// The requirement, as its policy declares it.
     pub requirement: Requirement,
     /// Why, for the user.
     pub reason: String,
@@ -221,7 +222,7 @@ impl PolicyRegistry {
             Err(message) => run.failures.push(failure(
                 policy,
                 "evaluate",
-                FailureReason::Malformed(message),
+                FailureReason::Malformed(message.to_string()),
             )),
         }
     }

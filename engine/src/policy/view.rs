@@ -3,6 +3,7 @@
 //! are shared by every policy and never copied into Rhai maps.
 
 use crate::analysis::{AnalysisSnapshot, Finding};
+use crate::ids::RuleId;
 use rhai::{Array, Dynamic, INT};
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ pub struct SnapshotView {
 
 impl SnapshotView {
     /// A view of `snapshot` showing the findings whose rule is in `rules`, in snapshot order.
-    pub fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[String]) -> Self {
+    pub fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[RuleId]) -> Self {
         let selected = snapshot
             .findings
             .iter()

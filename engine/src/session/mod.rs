@@ -31,6 +31,6 @@ mod verify;
 
 pub use observe::observe;
 pub use options::{Clock, SessionOptions, system_clock};
-pub use report::{FooterSummary, SessionStatus, footer, render_status};
+pub use report::{FooterSummary, SessionReport, footer, render_status};
 pub use state::{IdleReason, Session, SessionSetupError};
 pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};

@@ -32,7 +32,7 @@ pub struct SessionOptions {
     pub wave: WaveConfig,
     /// Consecutive continuations without progress before the gate stops forcing.
     pub continuation_cap: u32,
-    /// The clock.
+    /// What "now" is for waivers and evidence timestamps; tests pass a fixed one.
     pub clock: Clock,
 }
 

@@ -1,5 +1,5 @@
 //! Owns what a session shows: the state each gate operation publishes for the synchronous calls
-//! ([`Published`](super::verifier::Published)), the [`SessionStatus`] model behind `/hooks-status` (the engine's status plus
+//! ([`Published`](super::verifier::Published)), the [`SessionReport`] model behind `/hooks-status` (the engine's status plus
 //! the wave totals and why the hooks are idle, if they are), the compact footer, and the status
 //! and doctor text. The binding only prints these.
 //!
@@ -17,7 +17,7 @@ use std::fmt::{Arguments, Write};
 /// Everything `/hooks-status` shows.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionStatus {
+pub struct SessionReport {
     /// True when a config root was loaded.
     pub active: bool,
     /// What to do when the hooks are inactive or idle.
@@ -36,7 +36,7 @@ pub struct SessionStatus {
 impl Session {
     /// The status model as the last gate operation left it (every finished wave is fed to the
     /// gate as it finishes). Never waits for a wave or a policy.
-    pub fn status(&self) -> SessionStatus {
+    pub fn status(&self) -> SessionReport {
         let published = self.verifier.published();
         let wave = self
             .state
@@ -67,7 +67,7 @@ impl Session {
                 None => None,
             },
         };
-        SessionStatus {
+        SessionReport {
             active: self.is_active(),
             guidance,
             rule_problems: self.rule_problems.iter().map(ToString::to_string).collect(),
@@ -224,7 +224,7 @@ fn put(out: &mut String, line: Arguments<'_>) {
 }
 
 /// The status as `/hooks-status` prints it: one escaped line per item.
-pub fn render_status(status: &SessionStatus) -> String {
+pub fn render_status(status: &SessionReport) -> String {
     let mut out = String::new();
     let hooks = &status.hooks;
     put(

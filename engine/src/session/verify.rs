@@ -26,7 +26,7 @@ use crate::text::escape;
 use crate::verification::{
     SettleDecision, Waiver, WaiverError, WaiverRequest, WorkspaceObservation,
 };
-use crate::wave::CoordinatorFailure;
+use crate::wave::{CoordinatorFailure, StillBusy};
 use crate::workspace::capture_async;
 use std::time::Duration;
 
@@ -71,20 +71,23 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The waves were still being processed when the gate had to look at the workspace: what they
+/// changed cannot be proven. Its text is the gate's reason for `unknown`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tool calls were still being processed after {} ms, so what they changed cannot be proven",
+    .0.timeout_ms
+)]
+struct WavesUnfinished(StillBusy);
+
 impl Session {
     /// Waits, at most the wave timeout, until every wave whose calls have ended is processed.
-    /// `Err` carries why the workspace cannot be proven when the wait expired (the coordinator
-    /// recorded the failure).
-    async fn wait_for_waves(&self) -> Result<(), String> {
+    /// `Err` says the wait expired (the coordinator recorded the failure).
+    async fn wait_for_waves(&self) -> Result<(), WavesUnfinished> {
         let Some(coordinator) = self.state.coordinator() else {
             return Ok(());
         };
-        coordinator.idle().await.map_err(|busy| {
-            format!(
-                "tool calls were still being processed after {} ms, so what they changed cannot be proven",
-                busy.timeout_ms
-            )
-        })
+        coordinator.idle().await.map_err(WavesUnfinished)
     }
 
     /// A full snapshot of the live workspace on the blocking pool, at most the wave timeout;
@@ -115,8 +118,8 @@ impl Session {
         let waves = self.wait_for_waves().await;
         let live = match &waves {
             Ok(()) => self.live_workspace("the restore").await,
-            Err(reason) => WorkspaceObservation::Unavailable {
-                reason: reason.clone(),
+            Err(unfinished) => WorkspaceObservation::Unavailable {
+                reason: unfinished.to_string(),
             },
         };
         let branch = branch.to_vec();
@@ -127,8 +130,8 @@ impl Session {
                 let report = state::restore(&mut state.gate, &branch, &live);
                 state.state_warnings = report.warnings.iter().map(ToString::to_string).collect();
                 state.collect_entry();
-                if let Err(reason) = waves {
-                    verifier.observe_unknown(state, reason);
+                if let Err(unfinished) = waves {
+                    verifier.observe_unknown(state, unfinished.to_string());
                 }
                 (report.entry_id, state.state_warnings.clone())
             })
@@ -144,7 +147,7 @@ impl Session {
 
     /// `agent_before_settle`: refreshes the workspace and decides whether the agent may stop.
     pub async fn before_settle(&self) -> SettleOutcome {
-        let unknown = self.wait_for_waves().await.err();
+        let unknown = self.wait_for_waves().await.err().map(|e| e.to_string());
         let told = unknown.clone();
         let tracked = self
             .verifier
@@ -199,15 +202,15 @@ impl Session {
         let waves = self.wait_for_waves().await;
         let now = (self.options.clock)();
         let request = WaiverRequest {
-            tool_call_id: tool_call_id.to_owned(),
+            tool_call_id: tool_call_id.into(),
             reason: reason.to_owned(),
         };
         let result = self
             .verifier
             .run(move |verifier, state| {
                 verifier.feed(state);
-                if let Err(reason) = waves {
-                    verifier.observe_unknown(state, reason);
+                if let Err(unfinished) = waves {
+                    verifier.observe_unknown(state, unfinished.to_string());
                 }
                 state.gate.waive(&request, now)
             })

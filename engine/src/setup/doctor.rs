@@ -4,8 +4,9 @@
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::ids::PolicyId;
 use crate::paths::{RepoPath, relative_to};
-use crate::policy::{PolicyKind, RegistrySource};
+use crate::policy::{PolicyKind, RootProblem};
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
@@ -14,7 +15,7 @@ pub enum PolicyHealth {
     /// Loaded with this id and kind.
     Loaded {
         /// The policy id.
-        id: String,
+        id: PolicyId,
         /// Its kind.
         kind: PolicyKind,
     },
@@ -28,7 +29,7 @@ pub struct DoctorReport {
     /// The config root examined.
     pub root: PathBuf,
     /// `ok`, or what is wrong with the root itself.
-    pub root_status: Result<(), String>,
+    pub root_status: Result<(), RootProblem>,
     /// Problems with `sgconfig.yml` and the rule files (trust, YAML, compilation), worded as
     /// `check` words them.
     pub rule_problems: Vec<String>,
@@ -62,10 +63,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         rule_problems,
         ..
     } = LoadedConfig::load(&ConfigSource::Root(root.to_path_buf()));
-    let root_status = match registry.source() {
-        RegistrySource::Root(_) => Ok(()),
-        _ => Err(registry.guidance().unwrap_or_default()),
-    };
+    let root_status = registry.root_problem().map_or(Ok(()), Err);
     // The rules of a root that is absent or not trusted are not reported: the root's own problem
     // says what to do first.
     let (rule_texts, rule_problems): (Vec<(String, String)>, Vec<String>) = match &root_status {

@@ -19,6 +19,7 @@
 use super::observation::{CallOutcome, ObservedCall};
 use super::project::ProjectIdentity;
 use super::time::Timestamp;
+use crate::ids::CallId;
 use crate::policy::contract::{trim_command, unsafe_command_char};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -28,7 +29,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The `bash` call's id.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The command that ran (equal to the configured command).
     pub command: String,
     /// The project it verified.
@@ -47,7 +48,7 @@ pub struct Evidence {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FailedRun {
     /// The `bash` call's id.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The required revision it ran for.
     pub required_revision: u64,
     /// The exit code, when the result reported one.
@@ -79,7 +80,7 @@ pub enum RejectionReason {
     /// A potentially mutating call ran in the same wave and may have changed files under it.
     MutatingSibling {
         /// The sibling's tool call id.
-        tool_call_id: String,
+        tool_call_id: CallId,
         /// The sibling's tool.
         tool: String,
     },
@@ -109,7 +110,7 @@ impl fmt::Display for RejectionReason {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rejection {
     /// The `bash` call's id.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The revision it started at.
     pub revision: u64,
     /// Why it did not count.

@@ -81,35 +81,48 @@ pub fn manifest_name(root: &Path, manifest: &str) -> Result<Option<String>, Mani
     match read_manifest(&path) {
         Ok(Some(text)) => parse(&path, &text),
         Ok(None) => Ok(None),
-        Err(message) => Err(ManifestError::Read { path, message }),
+        Err(error) => Err(ManifestError::Read {
+            path,
+            message: error.to_string(),
+        }),
     }
 }
 
 /// The largest manifest read: a real `package.json` or `Cargo.toml` is a few KiB.
 const MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
 
+/// Why a manifest's text could not be read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ManifestReadError {
+    /// A directory, FIFO, socket, device or symlink where the manifest should be.
+    #[error("it is a {0}, not a regular file")]
+    NotRegular(String),
+    /// Larger than [`MAX_MANIFEST_BYTES`].
+    #[error("{0} bytes is more than the {MAX_MANIFEST_BYTES} bytes a manifest may have")]
+    TooLarge(u64),
+    /// Opening or reading failed (including text that is not UTF-8).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// Reads a manifest the way every repository file is read: never through a final symlink, never
 /// blocking (a FIFO named `package.json` must not hang the session), regular files only, bounded.
 /// `Ok(None)` when nothing is there.
-pub(crate) fn read_manifest(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Option<String>, ManifestReadError> {
     let (file, stat) = match open_no_follow(path) {
         Ok(Opened::Regular { file, stat }) => (file, stat),
         Ok(Opened::Other { kind, .. }) => {
-            return Err(format!("it is a {kind}, not a regular file"));
+            return Err(ManifestReadError::NotRegular(kind.to_string()));
         }
         Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.to_string()),
+        Err(error) => return Err(error.into()),
     };
     let size = u64::try_from(stat.st_size).unwrap_or(u64::MAX);
     if size > MAX_MANIFEST_BYTES {
-        return Err(format!(
-            "{size} bytes is more than the {MAX_MANIFEST_BYTES} bytes a manifest may have"
-        ));
+        return Err(ManifestReadError::TooLarge(size));
     }
     let mut text = String::new();
-    file.take(MAX_MANIFEST_BYTES)
-        .read_to_string(&mut text)
-        .map_err(|error| error.to_string())?;
+    file.take(MAX_MANIFEST_BYTES).read_to_string(&mut text)?;
     Ok(Some(text))
 }
 

@@ -4,6 +4,7 @@
 //! build it.
 
 use super::record::WorkspaceObservation;
+use crate::ids::CallId;
 use crate::workspace::ChangeSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -55,7 +56,7 @@ pub enum CallOutcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservedCall {
     /// Pi's tool call id.
-    pub id: String,
+    pub id: CallId,
     /// The tool's name (`bash`, `write`, ...).
     pub tool: String,
     /// The call's input as Pi passed it (`{"command": ...}` for `bash`).

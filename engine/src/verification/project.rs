@@ -3,6 +3,7 @@
 //! at the git root declares that name; several policies may match one project.
 
 use super::manifest::{ManifestError, manifest_name};
+use crate::ids::PolicyId;
 use crate::policy::PolicyRegistry;
 use crate::workspace::{WorkspaceKind, probe};
 use serde::{Deserialize, Serialize};
@@ -37,7 +38,7 @@ impl fmt::Display for ProjectIdentity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchedPolicy {
     /// The policy id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The project it matched.
     pub identity: ProjectIdentity,
 }
@@ -52,7 +53,7 @@ pub enum ProjectProblem {
     #[error("policy `{policy}`: {error}")]
     Manifest {
         /// The policy id.
-        policy: String,
+        policy: PolicyId,
         /// What went wrong.
         error: ManifestError,
     },

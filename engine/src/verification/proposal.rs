@@ -148,14 +148,19 @@ fn unnamed(root: &Path, manifest: &str) -> NoProposal {
 }
 
 /// `Ok(None)` when the file does not exist.
-fn read<T>(path: &Path, parse: fn(&str) -> Result<T, String>) -> Result<Option<T>, NoProposal> {
+fn read<T>(
+    path: &Path,
+    parse: fn(&str) -> Result<T, ManifestSyntax>,
+) -> Result<Option<T>, NoProposal> {
     let unusable = |reason: String| NoProposal::Unusable {
         path: path.to_path_buf(),
         reason,
     };
-    match read_manifest(path).map_err(unusable)? {
+    match read_manifest(path).map_err(|error| unusable(error.to_string()))? {
         None => Ok(None),
-        Some(text) => parse(&text).map(Some).map_err(unusable),
+        Some(text) => parse(&text)
+            .map(Some)
+            .map_err(|error| unusable(error.to_string())),
     }
 }
 
@@ -199,17 +204,24 @@ impl PackageJson {
     }
 }
 
-fn parse_package_json(text: &str) -> Result<PackageJson, String> {
-    let mut parsed: PackageJson =
-        serde_json::from_str(text).map_err(|error| format!("is not valid JSON: {error}"))?;
+/// A manifest the proposal cannot parse; the proposal's refusal shows it after the file's path.
+#[derive(Debug, thiserror::Error)]
+enum ManifestSyntax {
+    #[error("is not valid JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("is not valid TOML: {0}")]
+    Toml(#[from] toml::de::Error),
+}
+
+fn parse_package_json(text: &str) -> Result<PackageJson, ManifestSyntax> {
+    let mut parsed: PackageJson = serde_json::from_str(text)?;
     parsed.name = parsed.name.filter(|name| !name.trim().is_empty());
     Ok(parsed)
 }
 
 /// The name the gate would read (`[package] name`, else `[workspace.package] name`).
-fn parse_cargo_toml(text: &str) -> Result<Option<String>, String> {
-    let table: toml::Table =
-        toml::from_str(text).map_err(|error| format!("is not valid TOML: {error}"))?;
+fn parse_cargo_toml(text: &str) -> Result<Option<String>, ManifestSyntax> {
+    let table: toml::Table = toml::from_str(text)?;
     let name_in = |table: Option<&toml::Value>| {
         table
             .and_then(|t| t.get("name"))

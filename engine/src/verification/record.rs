@@ -207,7 +207,7 @@ impl Baseline {
                 let drift = record.drift_within(partial);
                 match record.patch(partial) {
                     Ok(()) => drift,
-                    Err(reason) => self.lose(reason),
+                    Err(moved) => self.lose(moved.to_string()),
                 }
             }
         }
@@ -263,7 +263,7 @@ impl Baseline {
                 };
                 match record.patch(partial) {
                     Ok(()) => drift,
-                    Err(reason) => self.lose(reason),
+                    Err(moved) => self.lose(moved.to_string()),
                 }
             }
         }
@@ -365,13 +365,12 @@ impl WorkspaceRecord {
     /// Replaces the state of `partial.paths` with what the path-limited snapshot saw; the rest of
     /// the record stays as it was recorded, so a change elsewhere still differs from it at the
     /// next full snapshot.
-    fn patch(&mut self, partial: &PartialRecord) -> Result<(), String> {
+    fn patch(&mut self, partial: &PartialRecord) -> Result<(), HeadMoved> {
         if partial.head != self.head {
-            return Err(format!(
-                "HEAD moved from {} to {} during a wave with only a path-limited snapshot",
-                short(self.head.as_deref()),
-                short(partial.head.as_deref()),
-            ));
+            return Err(HeadMoved {
+                from: self.head.clone(),
+                to: partial.head.clone(),
+            });
         }
         self.fingerprint = None;
         let Some(dirty) = &mut self.dirty else {
@@ -410,6 +409,18 @@ fn head_moved(from: Option<&str>, to: Option<&str>) -> String {
 
 fn too_many() -> String {
     format!("more than {MAX_RECORDED_PATHS} dirty paths: changed paths cannot be named")
+}
+
+/// A path-limited snapshot cannot patch a record made at another HEAD: the baseline is lost.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "HEAD moved from {} to {} during a wave with only a path-limited snapshot",
+    short(.from.as_deref()),
+    short(.to.as_deref())
+)]
+struct HeadMoved {
+    from: Option<String>,
+    to: Option<String>,
 }
 
 fn short(head: Option<&str>) -> &str {

@@ -5,6 +5,7 @@
 
 use super::evidence::{Evidence, FailedRun, Rejection};
 use super::project::ProjectIdentity;
+use crate::ids::{CallId, PolicyId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -12,7 +13,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RequirementKey {
     /// The verification policy's id.
-    pub policy: String,
+    pub policy: PolicyId,
     /// The requirement's id within the policy.
     pub id: String,
 }
@@ -72,7 +73,7 @@ pub enum Standing {
     /// The waiver recorded by this tool call covers the required revision.
     Waived {
         /// The waiver's tool call id.
-        tool_call_id: String,
+        tool_call_id: CallId,
     },
     /// Could not be proven.
     Unknown {

@@ -6,6 +6,7 @@
 use super::project::ProjectIdentity;
 use super::requirement::RequirementKey;
 use super::time::Timestamp;
+use crate::ids::CallId;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -16,7 +17,7 @@ pub const WAIVER_TOOL: &str = "pi_hooks_waive_verification";
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaiverRequest {
     /// The tool call's id.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The agent's reason, as given (it is trimmed).
     pub reason: String,
 }
@@ -49,7 +50,7 @@ pub struct WaivedRequirement {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waiver {
     /// The waiver tool call's id.
-    pub tool_call_id: String,
+    pub tool_call_id: CallId,
     /// The trimmed reason.
     pub reason: String,
     /// When it was recorded.

@@ -8,6 +8,7 @@
 use crate::analysis::{AnalysisSnapshot, Analyzer, AnalyzerKey, SkipReason, language_of};
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
+use crate::ids::PolicyId;
 use crate::policy::{DiagnosticRun, PolicyRegistry, PolicySpec};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -40,13 +41,13 @@ impl WaveAnalyzer for Analyzer {
 /// The diagnostic policies of a session.
 pub trait DiagnosticPolicies: Send + Sync {
     /// The ids of the diagnostic policies that consume snapshots of `analyzer`.
-    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String>;
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<PolicyId>;
     /// Runs every interested policy over `snapshot`; a failing policy is reported, not fatal.
     fn evaluate(&self, snapshot: &Arc<AnalysisSnapshot>, cancel: &CancelToken) -> DiagnosticRun;
 }
 
 impl DiagnosticPolicies for PolicyRegistry {
-    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String> {
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<PolicyId> {
         self.policies()
             .iter()
             .filter(|policy| match &policy.contract.spec {
@@ -70,7 +71,7 @@ pub struct AnalyzerRequest {
     /// The changed paths it handles.
     pub paths: BTreeSet<String>,
     /// The policies waiting for its snapshot.
-    pub policies: BTreeSet<String>,
+    pub policies: BTreeSet<PolicyId>,
 }
 
 /// One analyzer run of a wave and what the policies made of it.

@@ -12,7 +12,7 @@ use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
 use super::finished::FinishedWave;
 use super::pipeline;
 use super::plan::{BaselineWait, Effects, Wait};
-use super::report::{CoordinatorFailure, WaveStatus, WaveTotals};
+use super::report::{CoordinatorFailure, WaveHistory, WaveTotals};
 use super::runtime::WaveRuntime;
 use super::snapshots::{GitWorkspace, SnapshotSource};
 use std::sync::Arc;
@@ -230,7 +230,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
     }
 
     /// Totals, the workspace revision, recent wave reports and coordinator failures.
-    pub fn status(&self) -> WaveStatus {
+    pub fn status(&self) -> WaveHistory {
         self.inner.status()
     }
 

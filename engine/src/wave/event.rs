@@ -2,6 +2,7 @@
 //! back: engine types, knowing nothing of any agent's wire format. The Node binding converts
 //! Pi's event objects into them and builds Pi's result patch from a [`ResultDecision`].
 
+use crate::ids::CallId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -21,7 +22,7 @@ pub enum ExecutionMode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolCallInfo {
     /// The tool call id.
-    pub id: String,
+    pub id: CallId,
     /// The tool's name.
     pub name: String,
     /// The call's arguments.
@@ -31,7 +32,7 @@ pub struct ToolCallInfo {
 
 impl ToolCallInfo {
     /// A call of `name` with `input`.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+    pub fn new(id: impl Into<CallId>, name: impl Into<String>, input: Value) -> Self {
         Self {
             id: id.into(),
             name: name.into(),
@@ -109,5 +110,41 @@ mod tests {
             ResultDecision::Append("[block]".into()).appended(),
             Some("[block]")
         );
+    }
+}
+
+/// The events that drive the coordinator, named as problems report them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolEvent {
+    /// The assistant message listed its calls.
+    MessageEnd,
+    /// A call started running.
+    ToolExecutionStart,
+    /// A call is about to run (its `tool_call` handler).
+    ToolCall,
+    /// A call's result reached the result handler.
+    ToolResult,
+    /// A call finished running.
+    ToolExecutionEnd,
+}
+
+impl ToolEvent {
+    /// The event's name: `message_end`, `tool_execution_start`, `tool_call`, `tool_result`,
+    /// `tool_execution_end`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolEvent::MessageEnd => "message_end",
+            ToolEvent::ToolExecutionStart => "tool_execution_start",
+            ToolEvent::ToolCall => "tool_call",
+            ToolEvent::ToolResult => "tool_result",
+            ToolEvent::ToolExecutionEnd => "tool_execution_end",
+        }
+    }
+}
+
+impl std::fmt::Display for ToolEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

@@ -4,6 +4,7 @@
 //! needs to judge it.
 
 use super::report::WaveReport;
+use crate::ids::CallId;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ pub struct CallResult {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinishedCall {
     /// The tool call id.
-    pub id: String,
+    pub id: CallId,
     /// The tool's name.
     pub tool: String,
     /// The call's arguments.

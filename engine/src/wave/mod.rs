@@ -37,10 +37,12 @@ pub use analysis::{
 };
 pub use config::WaveConfig;
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
-pub use event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolResult};
+pub use event::{
+    AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent, ToolResult,
+};
 pub use finished::{CallResult, FinishedCall, FinishedWave};
 pub use report::{
-    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveReport, WaveStatus,
+    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
     WaveTotals,
 };
 pub use snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};

@@ -12,6 +12,7 @@ use super::snapshots::{SnapshotScope, SnapshotSource};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
 use crate::blocking::run_blocking;
 use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
+use crate::ids::CallId;
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::PolicyDiagnostic;
 use crate::workspace::{ChangeSet, MutatingCall, changeset_without_git};
@@ -173,8 +174,8 @@ struct Delivery {
     known: usize,
     resolved: usize,
     /// The carrier call and its block.
-    block: Option<(String, Block)>,
-    waiters: Vec<(String, oneshot::Sender<ResultDecision>)>,
+    block: Option<(CallId, Block)>,
+    waiters: Vec<(CallId, oneshot::Sender<ResultDecision>)>,
     /// Failures met while releasing the wave.
     failures: Vec<CoordinatorFailure>,
 }

@@ -8,6 +8,7 @@ use super::report::{CoordinatorFailure, WaveEnd};
 use super::snapshots::SnapshotFailure;
 use super::tools::ToolClass;
 use crate::cancel::CancelToken;
+use crate::ids::CallId;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,7 +110,7 @@ pub(crate) enum Wait {
 /// One call of a finished wave, in source order.
 #[derive(Clone, Debug)]
 pub(crate) struct PlannedCall {
-    pub(crate) id: String,
+    pub(crate) id: CallId,
     pub(crate) name: String,
     pub(crate) class: ToolClass,
     /// The call ran, or may have (a result, or no terminal event at all).
@@ -171,6 +172,6 @@ impl<S> Default for Effects<S> {
 
 /// A released wave's remaining waiters and its failures.
 pub(crate) struct Released {
-    pub(crate) waiters: Vec<(String, oneshot::Sender<ResultDecision>)>,
+    pub(crate) waiters: Vec<(CallId, oneshot::Sender<ResultDecision>)>,
     pub(crate) failures: Vec<CoordinatorFailure>,
 }

@@ -2,10 +2,12 @@
 //! [`WaveReport`] per finished wave, running totals (the binding's scan counter), and the
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
+use super::event::ToolEvent;
 use super::snapshots::SnapshotScope;
 use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use crate::blocking::TaskFailed;
+use crate::ids::CallId;
 use crate::policy::PolicyFailure;
 use crate::workspace::ChangeSet;
 use serde::Serialize;
@@ -21,29 +23,29 @@ pub enum CoordinatorFailure {
         "wave {wave}: `{call}` waited {timeout_ms} ms for {pending:?} and was released unchanged"
     )]
     WaiterTimedOut {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The released call.
-        call: String,
+        call: CallId,
         /// Calls of the wave still without a terminal event, if any (else processing was slow).
-        pending: Vec<String>,
+        pending: Vec<CallId>,
         /// The timeout.
         timeout_ms: u64,
     },
     /// The wave was closed while some started calls never got a terminal event.
     #[error("wave {wave}: {calls:?} never reported `tool_result` or `tool_execution_end` ({at})")]
     EventsMissing {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The calls without a terminal event.
-        calls: Vec<String>,
+        calls: Vec<CallId>,
         /// What closed the wave, e.g. `turn_end`.
         at: String,
     },
     /// A mutating call of a git workspace ran without a baseline snapshot.
     #[error("wave {wave}: no baseline snapshot before the calls ran ({reason})")]
     Baseline {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// Why there is none.
         reason: String,
@@ -51,7 +53,7 @@ pub enum CoordinatorFailure {
     /// The post-wave snapshot or the diff failed.
     #[error("wave {wave}: post-wave snapshot failed: {message}")]
     PostSnapshot {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// The error.
         message: String,
@@ -59,7 +61,7 @@ pub enum CoordinatorFailure {
     /// The analysis task panicked or was lost.
     #[error("wave {wave}: the analysis task failed: {error}")]
     Processing {
-        /// The wave.
+        /// The wave's number (1 for the session's first).
         wave: u64,
         /// Why the task did not return.
         #[serde(rename = "message")]
@@ -89,17 +91,17 @@ pub enum CoordinatorFailure {
     #[error("`{event}` for `{call}` arrived after its wave ended")]
     LateEvent {
         /// The call id.
-        call: String,
-        /// The event name.
-        event: String,
+        call: CallId,
+        /// The event that came late.
+        event: ToolEvent,
     },
     /// The same event twice for one call.
     #[error("duplicate `{event}` for `{call}`")]
     DuplicateEvent {
         /// The call id.
-        call: String,
-        /// The event name.
-        event: String,
+        call: CallId,
+        /// The event that came twice.
+        event: ToolEvent,
     },
 }
 
@@ -174,7 +176,7 @@ pub struct WaveReport {
     /// The turn it belonged to, when the binding reported turns.
     pub turn: Option<u64>,
     /// The calls, in source order.
-    pub calls: Vec<String>,
+    pub calls: Vec<CallId>,
     /// How it ended.
     pub end: WaveEnd,
     /// False for read-only waves: no snapshot, no analysis.
@@ -206,7 +208,7 @@ pub struct WaveReport {
     /// Remembered diagnostics that the analysis no longer reports.
     pub resolved: usize,
     /// The call whose result carried the block.
-    pub carrier: Option<String>,
+    pub carrier: Option<CallId>,
     /// Coordinator failures of this wave.
     pub failures: Vec<CoordinatorFailure>,
     /// Time from the last terminal event to the release of the waiters.
@@ -223,21 +225,21 @@ pub struct WaveTotals {
     pub mutating_waves: u64,
     /// Analyzer runs (the binding's scan counter).
     pub scans: u64,
-    /// Files parsed.
+    /// Files parsed by ast-grep (not served from the content cache).
     pub files_parsed: u64,
     /// Files served from the content cache.
     pub files_cached: u64,
     /// Diagnostics delivered.
     pub delivered: u64,
-    /// Coordinator failures.
+    /// Coordinator failures recorded, including those no longer in the recent list.
     pub coordinator_failures: u64,
 }
 
-/// The coordinator's status: totals, the workspace revision and the most recent reports and
-/// failures.
+/// The coordinator's record of its waves: totals, the workspace revision and the most recent
+/// reports and failures. The user-facing status ([`crate::status`]) shows it.
 #[derive(Clone, Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WaveStatus {
+pub struct WaveHistory {
     /// Running totals.
     pub totals: WaveTotals,
     /// The workspace revision: advanced once per wave that changed (or may have changed) files.
@@ -248,7 +250,7 @@ pub struct WaveStatus {
     pub failures: VecDeque<CoordinatorFailure>,
 }
 
-impl WaveStatus {
+impl WaveHistory {
     /// Records a finished wave, keeping at most `keep` reports.
     pub(crate) fn record(&mut self, report: WaveReport, keep: usize) {
         let totals = &mut self.totals;

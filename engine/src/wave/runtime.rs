@@ -6,7 +6,7 @@ use super::analysis::{AnalysisCoordinator, WaveAnalysis};
 use super::config::WaveConfig;
 use super::finished::{FinishedCall, FinishedWave};
 use super::plan::{BaselineOutcome, BaselineStart, Coverage};
-use super::report::{CoordinatorFailure, WaveReport, WaveStatus, WaveTotals};
+use super::report::{CoordinatorFailure, WaveHistory, WaveReport, WaveTotals};
 use super::snapshots::{SnapshotFailure, SnapshotScope, SnapshotSource};
 use super::tracker::Tracker;
 use crate::blocking::run_blocking;
@@ -61,7 +61,7 @@ pub(super) struct WaveRuntime<W: SnapshotSource> {
     runtime: Handle,
     tracker: Mutex<Tracker<W::Snapshot>>,
     lane: Arc<tokio::sync::Mutex<Lane>>,
-    status: Mutex<WaveStatus>,
+    status: Mutex<WaveHistory>,
     /// Finished waves not yet taken by [`WaveRuntime::take_finished`].
     finished: Mutex<Vec<FinishedWave<W::Snapshot>>>,
     busy: Arc<watch::Sender<usize>>,
@@ -108,7 +108,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
             runtime,
             tracker: Mutex::new(tracker),
             lane: Arc::new(tokio::sync::Mutex::new(lane)),
-            status: Mutex::new(WaveStatus::default()),
+            status: Mutex::new(WaveHistory::default()),
             finished: Mutex::new(Vec::new()),
             busy: Arc::new(watch::channel(0).0),
             recorded: watch::channel(0).0,
@@ -178,7 +178,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     }
 
     /// A copy of the status.
-    pub(super) fn status(&self) -> WaveStatus {
+    pub(super) fn status(&self) -> WaveHistory {
         lock(&self.status).clone()
     }
 

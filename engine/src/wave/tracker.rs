@@ -12,7 +12,7 @@
 //! * a wave is finished when all its members are terminal, or when a later turn end, assistant
 //!   message or shutdown closes it (started calls without a terminal event are then `Lost`).
 
-use super::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo};
+use super::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent};
 use super::plan::{
     BaselineHandle, BaselineStart, BaselineWait, Coverage, Effects, PlannedCall, Released, Wait,
     WavePlan,
@@ -20,6 +20,7 @@ use super::plan::{
 use super::report::{CoordinatorFailure, WaveEnd};
 use super::tools::{ToolCatalog, ToolClass};
 use crate::cancel::CancelToken;
+use crate::ids::CallId;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -48,16 +49,16 @@ struct Call {
 
 struct Wave<S> {
     turn: Option<u64>,
-    members: Vec<String>,
+    members: Vec<CallId>,
     open: bool,
     finished: bool,
     baseline: Option<BaselineHandle<S>>,
-    waiters: BTreeMap<String, oneshot::Sender<ResultDecision>>,
+    waiters: BTreeMap<CallId, oneshot::Sender<ResultDecision>>,
     failures: Vec<CoordinatorFailure>,
 }
 
 impl<S> Wave<S> {
-    fn new(turn: Option<u64>, members: Vec<String>, open: bool) -> Self {
+    fn new(turn: Option<u64>, members: Vec<CallId>, open: bool) -> Self {
         Self {
             turn,
             members,
@@ -75,12 +76,12 @@ pub(crate) struct Tracker<S> {
     catalog: ToolCatalog,
     cwd: PathBuf,
     snapshots: bool,
-    calls: HashMap<String, Call>,
+    calls: HashMap<CallId, Call>,
     waves: BTreeMap<u64, Wave<S>>,
     /// Calls closed as lost: their late events are reported, not turned into new waves.
-    lost: HashSet<String>,
+    lost: HashSet<CallId>,
     /// The previous message's calls: their late events are reported the same way.
-    retired: HashSet<String>,
+    retired: HashSet<CallId>,
     next_batch: u64,
     next_wave: u64,
     turn: Option<u64>,
@@ -127,7 +128,7 @@ impl<S> Tracker<S> {
             if self.calls.contains_key(&call.id) {
                 effects.failures.push(CoordinatorFailure::DuplicateEvent {
                     call: call.id,
-                    event: "message_end".into(),
+                    event: ToolEvent::MessageEnd,
                 });
                 continue;
             }
@@ -147,13 +148,13 @@ impl<S> Tracker<S> {
 
     pub(crate) fn tool_execution_start(&mut self, info: ToolCallInfo) -> Effects<S> {
         let mut effects = Effects::default();
-        if self.ignored(&info.id, "tool_execution_start", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolExecutionStart, &mut effects) {
             return effects;
         }
         if self.calls.get(&info.id).is_some_and(|c| c.started) {
             effects.failures.push(CoordinatorFailure::DuplicateEvent {
                 call: info.id.clone(),
-                event: "tool_execution_start".into(),
+                event: ToolEvent::ToolExecutionStart,
             });
         }
         self.touch(info);
@@ -162,7 +163,7 @@ impl<S> Tracker<S> {
 
     pub(crate) fn tool_call(&mut self, info: ToolCallInfo) -> (Effects<S>, BaselineWait<S>) {
         let mut effects = Effects::default();
-        if self.ignored(&info.id, "tool_call", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolCall, &mut effects) {
             return (effects, BaselineWait::Proceed);
         }
         let Some((wave, mutating)) = self.touch(info) else {
@@ -196,7 +197,7 @@ impl<S> Tracker<S> {
     ) -> (Effects<S>, Wait) {
         let mut effects = Effects::default();
         let unchanged = Wait::Immediate(ResultDecision::Unchanged);
-        if self.ignored(&info.id, "tool_result", &mut effects) {
+        if self.ignored(&info.id, ToolEvent::ToolResult, &mut effects) {
             return (effects, unchanged);
         }
         let id = info.id.clone();
@@ -226,7 +227,9 @@ impl<S> Tracker<S> {
     pub(crate) fn tool_execution_end(&mut self, id: &str) -> Effects<S> {
         let mut effects = Effects::default();
         // An end for a call nothing else mentioned changes nothing.
-        if self.ignored(id, "tool_execution_end", &mut effects) || !self.calls.contains_key(id) {
+        if self.ignored(id, ToolEvent::ToolExecutionEnd, &mut effects)
+            || !self.calls.contains_key(id)
+        {
             return effects;
         }
         let Some((wave, _)) = self.touch(ToolCallInfo::new(id, "", Value::Null)) else {
@@ -271,7 +274,7 @@ impl<S> Tracker<S> {
         record.waiters.remove(call)?;
         let failure = CoordinatorFailure::WaiterTimedOut {
             wave,
-            call: call.to_owned(),
+            call: call.into(),
             pending,
             timeout_ms,
         };
@@ -296,35 +299,36 @@ impl<S> Tracker<S> {
     /// True when the event must not touch any wave: after shutdown, for a call closed as lost
     /// or retired with the previous message (reported as a late event), or for a call that is already terminal (a repeated result is
     /// reported; the `tool_execution_end` after a `tool_result` is the normal case).
-    fn ignored(&self, id: &str, event: &str, effects: &mut Effects<S>) -> bool {
+    fn ignored(&self, id: &str, event: ToolEvent, effects: &mut Effects<S>) -> bool {
         if self.closed {
             return true;
         }
         if self.lost.contains(id) || (self.retired.contains(id) && !self.calls.contains_key(id)) {
             effects.failures.push(CoordinatorFailure::LateEvent {
-                call: id.to_owned(),
-                event: event.to_owned(),
+                call: id.into(),
+                event,
             });
             return true;
         }
         let Some(terminal) = self.calls.get(id).and_then(|c| c.terminal) else {
             return false;
         };
-        let repeated = match (event, terminal) {
-            ("tool_execution_end", Terminal::Result { .. }) => false,
-            ("tool_result" | "tool_execution_end", _) => true,
-            _ => false,
+        // Only a result or an end can repeat; an end after a result is the normal order.
+        let repeated = match event {
+            ToolEvent::ToolResult => true,
+            ToolEvent::ToolExecutionEnd => !matches!(terminal, Terminal::Result { .. }),
+            ToolEvent::MessageEnd | ToolEvent::ToolExecutionStart | ToolEvent::ToolCall => false,
         };
         if repeated {
             effects.failures.push(CoordinatorFailure::DuplicateEvent {
-                call: id.to_owned(),
-                event: event.to_owned(),
+                call: id.into(),
+                event,
             });
         }
         true
     }
 
-    fn new_wave(&mut self, members: Vec<String>, open: bool) -> u64 {
+    fn new_wave(&mut self, members: Vec<CallId>, open: bool) -> u64 {
         let id = self.next_wave;
         self.next_wave += 1;
         self.waves.insert(id, Wave::new(self.turn, members, open));
@@ -425,7 +429,7 @@ impl<S> Tracker<S> {
         Coverage::Targets(targets)
     }
 
-    fn pending(&self, wave: u64) -> Vec<String> {
+    fn pending(&self, wave: u64) -> Vec<CallId> {
         self.waves.get(&wave).map_or_else(Vec::new, |record| {
             record
                 .members

@@ -2,6 +2,7 @@
 //! TS/TSX snippets with the expected diagnostics (diagnostic policies) or changed paths with the
 //! expected requirements (verification policies).
 
+use crate::ids::RuleId;
 use serde::Deserialize;
 
 /// The directory under a config root that holds policy fixtures.
@@ -52,8 +53,8 @@ pub struct SourceFile {
 #[serde(deny_unknown_fields)]
 pub struct ExpectedDiagnostic {
     /// The rule id.
-    pub rule: String,
-    /// The path.
+    pub rule: RuleId,
+    /// The source file's path, as the case's `files` names it.
     pub path: String,
     /// The 1-based line.
     pub line: usize,
@@ -62,9 +63,23 @@ pub struct ExpectedDiagnostic {
     pub column: Option<usize>,
 }
 
+/// A fixture file that is not valid YAML or not the fixture shape: the parser's message, which
+/// names the line and the field.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct FixtureSyntaxError {
+    /// The YAML parser's message.
+    pub message: String,
+}
+
 impl FixtureFile {
     /// Parses a fixture file's YAML.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        ast_grep_config::from_str(text).map_err(|error| error.to_string())
+    ///
+    /// # Errors
+    /// [`FixtureSyntaxError`] when the text is not a fixture.
+    pub fn parse(text: &str) -> Result<Self, FixtureSyntaxError> {
+        ast_grep_config::from_str(text).map_err(|error| FixtureSyntaxError {
+            message: error.to_string(),
+        })
     }
 }

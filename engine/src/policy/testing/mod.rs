@@ -6,7 +6,10 @@ pub mod fixture;
 pub mod render;
 pub mod runner;
 
-pub use fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, SourceFile};
+pub use fixture::{
+    ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, FixtureSyntaxError, SourceFile,
+};
 pub use runner::{
-    CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport, run_fixtures,
+    CaseOutcome, CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport,
+    run_fixtures,
 };

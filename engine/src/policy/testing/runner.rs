@@ -7,6 +7,7 @@ use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
 use crate::cancel::CancelToken;
 use crate::config::trust::{TrustError, TrustedDir};
+use crate::ids::PolicyId;
 use crate::policy::contract::PolicySpec;
 use crate::policy::diagnostic::PolicyDiagnostic;
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
@@ -47,21 +48,55 @@ pub struct CaseReport {
     pub error: Option<String>,
 }
 
+/// How a test case ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaseOutcome {
+    /// Every expected result, nothing else.
+    Pass,
+    /// Results that were not expected.
+    Noisy,
+    /// Expected results that were not produced.
+    Missing,
+    /// Both.
+    NoisyAndMissing,
+    /// The policy or the analysis failed, or the case is malformed.
+    Error,
+}
+
+impl CaseOutcome {
+    /// As `test` prints it: `pass`, `noisy`, `missing`, `noisy+missing` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaseOutcome::Pass => "pass",
+            CaseOutcome::Noisy => "noisy",
+            CaseOutcome::Missing => "missing",
+            CaseOutcome::NoisyAndMissing => "noisy+missing",
+            CaseOutcome::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for CaseOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl CaseReport {
-    /// `pass`, `noisy`, `missing`, `noisy+missing` or `error`.
-    pub fn status(&self) -> &'static str {
+    /// How the case ended.
+    pub fn outcome(&self) -> CaseOutcome {
         match (&self.error, self.noisy.is_empty(), self.missing.is_empty()) {
-            (Some(_), _, _) => "error",
-            (None, true, true) => "pass",
-            (None, false, true) => "noisy",
-            (None, true, false) => "missing",
-            (None, false, false) => "noisy+missing",
+            (Some(_), _, _) => CaseOutcome::Error,
+            (None, true, true) => CaseOutcome::Pass,
+            (None, false, true) => CaseOutcome::Noisy,
+            (None, true, false) => CaseOutcome::Missing,
+            (None, false, false) => CaseOutcome::NoisyAndMissing,
         }
     }
 
     /// True when the case passed.
     pub fn passed(&self) -> bool {
-        self.status() == "pass"
+        self.outcome() == CaseOutcome::Pass
     }
 }
 
@@ -109,7 +144,7 @@ pub struct TestReport {
     /// problems (a policy that does not load fails the run).
     pub problems: Vec<String>,
     /// Loaded policies that have no fixture file.
-    pub untested: Vec<String>,
+    pub untested: Vec<PolicyId>,
 }
 
 impl TestReport {

@@ -61,7 +61,7 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
             source.lines().enumerate().filter_map(move |(line, text)| {
                 let column = text.find("BAD")?;
                 Some(Finding {
-                    rule: "rule-a".to_owned(),
+                    rule: "rule-a".into(),
                     severity: Severity::Warning,
                     message: "bad marker".to_owned(),
                     note: None,
@@ -186,7 +186,7 @@ fn noisy_and_missing_policies_are_reported() {
         &mut marker_analyzer,
         true,
     );
-    assert_eq!(report.files[0].cases[0].status(), "missing");
+    assert_eq!(report.files[0].cases[0].outcome().as_str(), "missing");
     assert_eq!(report.files[0].cases[0].missing, ["a.ts:2 rule-a"]);
     assert!(!report.passed());
 
@@ -208,7 +208,7 @@ fn noisy_and_missing_policies_are_reported() {
         true,
     );
     assert_eq!(
-        report.files[0].cases[1].status(),
+        report.files[0].cases[1].outcome().as_str(),
         "noisy",
         "{}",
         describe(&report)
@@ -275,5 +275,5 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
         &mut marker_analyzer,
         true,
     );
-    assert_eq!(report.files[0].cases[0].status(), "error");
+    assert_eq!(report.files[0].cases[0].outcome().as_str(), "error");
 }

@@ -86,7 +86,7 @@ fn registry(policies: &[(&str, String)]) -> PolicyRegistry {
 fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
     let findings = (0..findings)
         .map(|line| Finding {
-            rule: RULE.to_owned(),
+            rule: RULE.into(),
             severity: Severity::Warning,
             message: "matched".to_owned(),
             note: None,

@@ -29,7 +29,7 @@ const REPORT_ALL: &str = "snapshot.findings.map(|f| #{ path: f.path, line: f.lin
 
 fn finding(path: &str, line: usize, rule: &str) -> Finding {
     Finding {
-        rule: rule.to_owned(),
+        rule: rule.into(),
         severity: Severity::Warning,
         message: format!("{rule} matched"),
         note: None,

@@ -137,6 +137,7 @@ fn doctor_reports_absent_roots_and_untrusted_files() {
         absent
             .root_status
             .unwrap_err()
+            .to_string()
             .contains("pi-native-hooks init")
     );
 

@@ -65,7 +65,7 @@ impl ConfigRoot {
 /// A `bash` call.
 pub fn bash(id: &str, command: &str, cwd: &Path, outcome: CallOutcome) -> ObservedCall {
     ObservedCall {
-        id: id.to_owned(),
+        id: id.into(),
         tool: "bash".to_owned(),
         input: serde_json::json!({ "command": command }),
         cwd: cwd.to_path_buf(),
@@ -77,7 +77,7 @@ pub fn bash(id: &str, command: &str, cwd: &Path, outcome: CallOutcome) -> Observ
 /// A `write` call of `path`.
 pub fn write_call(id: &str, path: &str, cwd: &Path) -> ObservedCall {
     ObservedCall {
-        id: id.to_owned(),
+        id: id.into(),
         tool: "write".to_owned(),
         input: serde_json::json!({ "path": path, "content": "" }),
         cwd: cwd.to_path_buf(),
@@ -92,7 +92,7 @@ pub fn write_call(id: &str, path: &str, cwd: &Path) -> ObservedCall {
 /// A `read` call (read-only).
 pub fn read_call(id: &str, path: &str, cwd: &Path) -> ObservedCall {
     ObservedCall {
-        id: id.to_owned(),
+        id: id.into(),
         tool: "read".to_owned(),
         input: serde_json::json!({ "path": path }),
         cwd: cwd.to_path_buf(),
@@ -291,7 +291,7 @@ impl Session {
     /// The agent calls the waiver tool.
     pub fn waive(&mut self, reason: &str) -> Result<Waiver, WaiverError> {
         let request = WaiverRequest {
-            tool_call_id: self.id(),
+            tool_call_id: self.id().into(),
             reason: reason.to_owned(),
         };
         let now = self.now();

@@ -36,7 +36,7 @@ pub fn test_data(relative: &str) -> PathBuf {
         .join(relative)
 }
 
-/// An owned path set from string literals.
-pub fn set(paths: &[&str]) -> BTreeSet<String> {
-    paths.iter().map(|p| (*p).to_owned()).collect()
+/// An owned set (of paths, or of ids) from string literals.
+pub fn set<T: for<'a> From<&'a str> + Ord>(items: &[&str]) -> BTreeSet<T> {
+    items.iter().map(|item| T::from(item)).collect()
 }

@@ -9,6 +9,7 @@ use pi_native_hooks::analysis::{
     SourceRange,
 };
 use pi_native_hooks::cancel::CancelToken;
+use pi_native_hooks::ids::PolicyId;
 use pi_native_hooks::policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
 use pi_native_hooks::wave::{
     AssistantMessage, DiagnosticPolicies, ExecutionMode, ResultDecision, SnapshotScope,
@@ -295,9 +296,9 @@ impl FakePolicies {
 }
 
 impl DiagnosticPolicies for FakePolicies {
-    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<String> {
+    fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<PolicyId> {
         if analyzer.as_str().starts_with("fake:") {
-            self.ids.clone()
+            self.ids.iter().map(Into::into).collect()
         } else {
             Vec::new()
         }
@@ -308,7 +309,7 @@ impl DiagnosticPolicies for FakePolicies {
         for id in &self.ids {
             if self.failing.contains(id) {
                 run.failures.push(PolicyFailure {
-                    policy: id.clone(),
+                    policy: id.into(),
                     path: PathBuf::from(format!("policies/{id}.rhai")),
                     function: "evaluate".into(),
                     reason: FailureReason::Malformed("fails on purpose".into()),
@@ -323,7 +324,7 @@ impl DiagnosticPolicies for FakePolicies {
                     end_line: f.range.end.line + 1,
                     end_column: f.range.end.column + 1,
                     rule: f.rule.clone(),
-                    policy: id.clone(),
+                    policy: id.into(),
                     severity: f.severity,
                     message: f.message.clone(),
                     guidance: format!("Remove BAD ({id})."),
@@ -618,7 +619,7 @@ impl Fake {
     }
 
     /// The status after every background task ended.
-    pub async fn settled(&self) -> pi_native_hooks::wave::WaveStatus {
+    pub async fn settled(&self) -> pi_native_hooks::wave::WaveHistory {
         self.coordinator
             .idle()
             .await

@@ -233,7 +233,7 @@ fn check_racing_a_mutating_sibling_with_a_net_diff_does_not_count() {
             .as_ref()
             .map(|r| &r.reason),
         Some(&RejectionReason::MutatingSibling {
-            tool_call_id: writer,
+            tool_call_id: writer.into(),
             tool: "write".to_owned()
         })
     );

@@ -268,7 +268,13 @@ async fn waves_across_turns_stay_separate_and_a_stale_wave_is_closed_by_the_next
     let turns: Vec<_> = status
         .recent
         .iter()
-        .map(|r| (r.turn, r.calls.clone(), r.end))
+        .map(|r| {
+            (
+                r.turn,
+                r.calls.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                r.end,
+            )
+        })
         .collect();
     assert_eq!(
         turns,
@@ -570,7 +576,7 @@ async fn a_repeated_result_is_answered_unchanged_and_reported() {
     assert_eq!(again, ResultDecision::Unchanged);
     let status = fake.settled().await;
     assert!(
-        matches!(&status.failures[0], CoordinatorFailure::DuplicateEvent { call, event } if call == "A" && event == "tool_result")
+        matches!(&status.failures[0], CoordinatorFailure::DuplicateEvent { call, event } if call == "A" && event.as_str() == "tool_result")
     );
     assert_eq!(status.recent.len(), 1);
 }
