@@ -11,6 +11,8 @@
 //!   scanning the wave, alternating between revisions A and B, so every scan misses the content
 //!   cache and reads, hashes, parses and matches every file: the first-scan path of a session in
 //!   which the files changed.
+//! - `engine-two-rules`: `engine` with only the pack's original two rules (non-null assertion and
+//!   dynamic import, `-ts` and `-tsx`): the baseline the full pack's cost is compared with.
 //! - `parse-floor`: reading and tree-sitter parsing the same files (same alternation), one thread.
 //! - `ast-grep-cli`: `ast-grep scan --json=stream -c <sgconfig.yml> <files>` on the same files,
 //!   when the binary is found (`AST_GREP_BIN`, `node_modules`, `PATH`).
@@ -41,7 +43,7 @@ mod corpus;
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
-use pi_native_hooks::analysis::Analyzer;
+use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::setup::LoadedConfig;
 use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
@@ -70,6 +72,14 @@ const REVISION_B: &str = "// revision B: every content hash differs from revisio
 
 const ENGINE: &str = "engine";
 const ENGINE_2: &str = "engine-2-threads";
+const TWO_RULES: &str = "engine-two-rules";
+/// The rule files of the original two-rule pack.
+const TWO_RULE_FILES: [&str; 4] = [
+    "typescript-no-non-null-assertion-ts.yml",
+    "typescript-no-non-null-assertion-tsx.yml",
+    "typescript-no-dynamic-import-ts.yml",
+    "typescript-no-dynamic-import-tsx.yml",
+];
 const FLOOR: &str = "parse-floor";
 const CLI: &str = "ast-grep-cli";
 const RESCAN: &str = "engine-rescan";
@@ -219,6 +229,54 @@ fn engine(c: &mut Criterion) {
     engine_group(c, ENGINE, 1);
 }
 
+/// `engine-two-rules`: the `engine` scan with only the original two rules.
+fn engine_two_rules(c: &mut Criterion) {
+    let f = fixture();
+    let files: Vec<_> = pi_native_hooks::config::builtin::rule_files()
+        .into_iter()
+        .filter(|file| {
+            file.path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| TWO_RULE_FILES.contains(&name))
+        })
+        .collect();
+    assert_eq!(
+        files.len(),
+        TWO_RULE_FILES.len(),
+        "the two-rule pack's files"
+    );
+    let load = RuleSet::load(&files, &[]);
+    assert!(load.errors.is_empty(), "{:?}", load.errors);
+    let rules = std::sync::Arc::new(load.rules);
+    let mut group = c.benchmark_group(TWO_RULES);
+    group_config(&mut group);
+    for size in WAVES {
+        let wave = f.wave(size);
+        let mut analyzer = Analyzer::new(
+            "ast-grep:two-rules",
+            std::sync::Arc::clone(&rules),
+            ScanLimits::default(),
+            1,
+        )
+        .expect("start the analyzer");
+        let mut revision = 0;
+        group.throughput(Throughput::Bytes(f.bytes(size)));
+        group.bench_function(BenchmarkId::from_parameter(size), |b| {
+            b.iter(|| {
+                revision ^= 1;
+                let snapshot = analyzer.scan(&f.roots[revision], wave);
+                assert!(
+                    snapshot.parsed_files == size && snapshot.cached_files == 0,
+                    "a full scan must parse every file"
+                );
+                snapshot
+            });
+        });
+    }
+    group.finish();
+}
+
 fn engine_2_threads(c: &mut Criterion) {
     engine_group(c, ENGINE_2, 2);
 }
@@ -288,7 +346,10 @@ fn ast_grep_cli(c: &mut Criterion) {
             .split(|&b| b == b'\n')
             .filter(|l| !l.is_empty())
             .count();
-        let expected = f.analyzer(1).scan(&f.roots[0], wave).findings.len();
+        // Everything the engine found, including what its findings bound cut (the full pack
+        // finds more than the bound in the 100-file wave).
+        let snapshot = f.analyzer(1).scan(&f.roots[0], wave);
+        let expected = snapshot.findings.len() + snapshot.omitted_findings;
         assert_eq!(
             reported, expected,
             "the ast-grep CLI and the engine disagree on the {files}-file wave; run the parity test"
@@ -344,11 +405,17 @@ fn config() -> Criterion {
 criterion_group! {
     name = scan;
     config = config();
-    targets = engine, engine_2_threads, parse_floor, ast_grep_cli, engine_rescan
+    targets = engine, engine_two_rules, engine_2_threads, parse_floor, ast_grep_cli, engine_rescan
 }
 
 /// The ratios the targets are stated in.
-const RATIOS: [Ratio; 4] = [
+const RATIOS: [Ratio; 5] = [
+    Ratio {
+        numerator: ENGINE,
+        denominator: TWO_RULES,
+        bound: Some(Bound::AtMost(1.15)),
+        target_waves: &[],
+    },
     Ratio {
         numerator: ENGINE,
         denominator: FLOOR,
@@ -382,7 +449,7 @@ fn main() {
 
     let home = criterion_home(&ast_grep::repo_root());
     say(&report(
-        &[ENGINE, ENGINE_2, FLOOR, CLI, RESCAN],
+        &[ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN],
         &WAVES,
         &RATIOS,
         |group, wave| mean_estimate(&home, group, &wave.to_string(), started),

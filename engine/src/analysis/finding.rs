@@ -67,7 +67,8 @@ pub struct Finding {
     pub path: String,
     /// Zero-based range of the match.
     pub range: SourceRange,
-    /// Stable hash (xxh3-64, hex) of the matched text.
+    /// Stable hash (xxh3-64, hex) of the matched text with its whitespace normalised (runs of
+    /// whitespace collapsed to one space, trimmed).
     pub text_hash: String,
 }
 

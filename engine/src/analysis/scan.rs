@@ -208,6 +208,39 @@ impl Analyzer {
         self.run(started, Path::new(""), inputs, skipped)
     }
 
+    /// The findings of `bytes` as the content of `path`, without touching the content cache
+    /// (what a file held at some revision, compared with what it holds now). Skipped like a
+    /// scanned file would be: not TS/TSX, over the size limit, binary, not UTF-8, or a panic.
+    pub fn findings_in(&self, path: &str, bytes: &[u8]) -> Result<Vec<Finding>, SkipReason> {
+        let path = normalize(path);
+        if language_of(&path).is_none() {
+            return Err(SkipReason::Unreadable {
+                error: "not a TypeScript or TSX file".to_owned(),
+            });
+        }
+        let limit = self.limits.max_file_bytes;
+        if bytes.len() as u64 > limit {
+            return Err(SkipReason::TooLarge {
+                bytes: bytes.len() as u64,
+                limit,
+            });
+        }
+        if bytes.contains(&0) {
+            return Err(SkipReason::Binary);
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+        catch_unwind(AssertUnwindSafe(|| analyze_text(&self.rules, &path, text))).map_err(|panic| {
+            SkipReason::Unreadable {
+                error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
+            }
+        })
+    }
+
+    /// The size limit of one file.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.limits.max_file_bytes
+    }
+
     /// Normalizes, deduplicates and sorts the TS/TSX paths; applies the file-count bound.
     fn select<'a>(&self, paths: impl Iterator<Item = &'a str>) -> (Vec<String>, Vec<SkippedFile>) {
         let mut selected: Vec<String> = paths
@@ -418,6 +451,19 @@ impl Analyzer {
     }
 }
 
+/// The hash of a match's text with its whitespace normalised (runs collapsed to one space,
+/// trimmed), so re-indenting or re-wrapping a match keeps its hash.
+fn text_hash(text: &str) -> String {
+    let mut normalised = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !normalised.is_empty() {
+            normalised.push(' ');
+        }
+        normalised.push_str(word);
+    }
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(normalised.as_bytes()))
+}
+
 /// A path as the analysis names it: `/`-separated, without a leading `./`.
 fn normalize(path: &str) -> String {
     path.trim_start_matches("./").replace('\\', "/")
@@ -521,9 +567,6 @@ fn finding(
                 column: end.column(node),
             },
         },
-        text_hash: format!(
-            "{:016x}",
-            xxhash_rust::xxh3::xxh3_64(node.text().as_bytes())
-        ),
+        text_hash: text_hash(&node.text()),
     }
 }

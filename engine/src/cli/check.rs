@@ -6,6 +6,7 @@
 //! ([`crate::text`]), so a file name cannot forge a result line or drive the terminal; `--json`
 //! keeps the original text (serde escapes it as JSON).
 
+use super::new_since::{self, PresentAtRev};
 use super::{ExitStatus, Output};
 use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
 use crate::cancel::CancelToken;
@@ -34,6 +35,11 @@ pub struct CheckArgs {
     /// Print one JSON object per finding and line.
     #[arg(long)]
     pub json: bool,
+    /// Report only the findings that were not in their file at REV (a branch, tag or commit):
+    /// the same rule with the same whitespace-normalised text, counted per file. Without paths,
+    /// also checks the files committed since REV.
+    #[arg(long, value_name = "REV")]
+    pub new_since: Option<String>,
 }
 
 /// One finding as printed by `--json`: 1-based lines and columns (columns in characters).
@@ -113,10 +119,29 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
             lines.join("\n")
         ));
     }
-    let targets = match super::targets::resolve(&cwd, &args.paths) {
+    let rev = match args
+        .new_since
+        .as_deref()
+        .map(|rev| new_since::open(&cwd, rev))
+    {
+        None => None,
+        Some(Ok(tree)) => Some(tree),
+        Some(Err(error)) => return out.fail(&error.to_string()),
+    };
+    let mut targets = match super::targets::resolve(&cwd, &args.paths) {
         Ok(targets) => targets,
         Err(error) => return out.fail(&error.to_string()),
     };
+    if let (Some(rev), true) = (&rev, args.paths.is_empty()) {
+        match new_since::committed_since(rev) {
+            Ok(committed) => {
+                targets.paths.extend(committed);
+                targets.paths.sort();
+                targets.paths.dedup();
+            }
+            Err(error) => return out.fail(&error.to_string()),
+        }
+    }
     let mut analyzer = match config.analyzer(default_threads()) {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
@@ -132,7 +157,19 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     }
     let snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
-    report(&snapshot, &run, args.json, out)
+    let present = rev.map(|rev| {
+        let present = new_since::present_at(&rev, &analyzer, &snapshot);
+        for (path, reason) in &present.unjudged {
+            out.warn(&format!(
+                "{}: cannot compare with {}: {}; all of its findings are reported",
+                Escaped(path),
+                args.new_since.as_deref().unwrap_or_default(),
+                escape(reason)
+            ));
+        }
+        present
+    });
+    report(&snapshot, &run, present.as_ref(), args, out)
 }
 
 fn default_threads() -> usize {
@@ -175,10 +212,25 @@ impl<'a> From<CheckResult<'a>> for Line<'a> {
 fn report(
     snapshot: &AnalysisSnapshot,
     run: &DiagnosticRun,
-    json: bool,
+    present: Option<&PresentAtRev>,
+    args: &CheckArgs,
     out: &mut Output<'_>,
 ) -> ExitStatus {
-    let lines: Vec<Line<'_>> = run.results(snapshot).into_iter().map(Line::from).collect();
+    let json = args.json;
+    let mut results = run.results(snapshot);
+    if let Some(present) = present {
+        let before = results.len();
+        results.retain(|result| !present.old.contains(&start(result)));
+        let left_out = before - results.len();
+        if left_out > 0 {
+            out.note(&format!(
+                "{left_out} {} already present at {} not shown",
+                if left_out == 1 { "finding" } else { "findings" },
+                escape(args.new_since.as_deref().unwrap_or_default())
+            ));
+        }
+    }
+    let lines: Vec<Line<'_>> = results.into_iter().map(Line::from).collect();
     for Line {
         json: json_line,
         human,
@@ -232,6 +284,21 @@ fn report(
         ExitStatus::Clean
     } else {
         ExitStatus::Findings
+    }
+}
+
+/// Where a result starts: path, rule, 1-based line and column.
+fn start(result: &CheckResult<'_>) -> new_since::Start {
+    match result {
+        CheckResult::Policy { diagnostic: d, .. } => {
+            (d.path.clone(), d.rule.clone(), d.line, d.column)
+        }
+        CheckResult::Unreported(f) => (
+            f.path.clone(),
+            f.rule.clone(),
+            f.range.start.line + 1,
+            f.range.start.column + 1,
+        ),
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod doctor;
 pub mod init;
+mod new_since;
 mod targets;
 pub mod test;
 
@@ -63,6 +64,13 @@ pub struct Output<'a> {
 }
 
 impl Output<'_> {
+    /// Prints `pi-native-hooks: note: <message>` on stderr, controls escaped within each line.
+    pub fn note(&mut self, message: &str) {
+        let message = crate::text::escape_lines(message);
+        // A closed stderr leaves nothing better to report to.
+        let _ = writeln!(self.stderr, "pi-native-hooks: note: {message}");
+    }
+
     /// Prints `pi-native-hooks: warning: <message>` on stderr, controls escaped within each line.
     pub fn warn(&mut self, message: &str) {
         let message = crate::text::escape_lines(message);

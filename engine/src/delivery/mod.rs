@@ -2,6 +2,9 @@
 //!
 //! * [`fingerprint`]: the identity of a diagnostic (policy, rule, path, range, hash of the matched
 //!   text), so an unchanged finding is recognised across waves.
+//! * [`introduced`]: which findings a wave introduced (absent from the file before it, compared as
+//!   a multiset per rule and whitespace-normalised text), and the findings each file held when
+//!   last analyzed; only introduced findings are listed, pre-existing ones counted per file.
 //! * [`memory`]: what was delivered per file, so only new or changed diagnostics are sent, resolved
 //!   ones are forgotten and a file no wave touched is never reported again.
 //! * [`render`]: the short, line-capped block appended to the carrier's tool result.
@@ -10,11 +13,13 @@
 //! analysis results in; nothing here touches the file system or the clock.
 
 pub mod fingerprint;
+pub mod introduced;
 pub mod memory;
 pub mod render;
 #[cfg(test)]
 mod test_support;
 
 pub use fingerprint::{FindingIndex, Fingerprint, KeyedDiagnostic};
+pub use introduced::{FindingHistory, PriorFinding, introduced};
 pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
 pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render};

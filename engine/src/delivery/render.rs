@@ -106,9 +106,14 @@ pub struct Block {
 
 /// Renders `diagnostics` (already selected as new) for `carrier`. `None` when there is nothing
 /// to say: no diagnostic and a complete check.
+///
+/// `pre_existing` lists, per file, how many diagnostics were left out because the file already
+/// held those findings before the wave; each becomes one `+N pre-existing findings in <file> not
+/// shown` line (files beyond the line cap share one line). They never make a block on their own.
 pub fn render(
     carrier: CarrierInfo<'_>,
     diagnostics: &[&PolicyDiagnostic],
+    pre_existing: &[(&str, usize)],
     warnings: &Warnings,
     limits: RenderLimits,
 ) -> Option<Block> {
@@ -116,12 +121,18 @@ pub fn render(
     if diagnostics.is_empty() && warning.is_none() {
         return None;
     }
+    let pre_existing: Vec<(&str, usize)> = pre_existing
+        .iter()
+        .copied()
+        .filter(|(_, n)| *n > 0)
+        .collect();
     let width = limits.max_line_chars.max(40);
     let mut lines = vec![header(carrier, !diagnostics.is_empty())];
-    let budget = limits
-        .max_lines
-        .max(3)
-        .saturating_sub(1 + usize::from(warning.is_some()));
+    let cap = limits.max_lines.max(3);
+    let base = cap.saturating_sub(1 + usize::from(warning.is_some()));
+    // One line is kept for the pre-existing counts when the diagnostics leave any room at all.
+    let reserved = usize::from(!pre_existing.is_empty() && base >= 2);
+    let budget = base - reserved;
     let groups = groups(diagnostics);
     let shown = fit(&groups, budget);
     let mut shown_indices = Vec::new();
@@ -155,12 +166,53 @@ pub fn render(
             }
         ));
     }
+    let left = cap.saturating_sub(lines.len() + usize::from(warning.is_some()));
+    lines.extend(
+        pre_existing_lines(&pre_existing, left)
+            .iter()
+            .map(|line| one_line(line, width)),
+    );
     lines.extend(warning);
     Some(Block {
         text: lines.join("\n"),
         shown: shown_indices,
         omitted,
     })
+}
+
+/// The pre-existing counts in at most `room` lines: one per file, the files that do not fit
+/// sharing the last line.
+fn pre_existing_lines(files: &[(&str, usize)], room: usize) -> Vec<String> {
+    let findings = |n: usize| if n == 1 { "finding" } else { "findings" };
+    if files.is_empty() || room == 0 {
+        return Vec::new();
+    }
+    let own = if files.len() <= room {
+        files.len()
+    } else {
+        room - 1
+    };
+    let mut lines: Vec<String> = files[..own]
+        .iter()
+        .map(|(path, n)| {
+            format!(
+                "+{n} pre-existing {} in {} not shown",
+                findings(*n),
+                Escaped(path)
+            )
+        })
+        .collect();
+    let rest = &files[own..];
+    if !rest.is_empty() {
+        let n: usize = rest.iter().map(|(_, n)| n).sum();
+        let more = if own == 0 { "" } else { "other " };
+        lines.push(format!(
+            "+{n} pre-existing {} in {} {more}files not shown",
+            findings(n),
+            rest.len()
+        ));
+    }
+    lines
 }
 
 fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
@@ -304,7 +356,14 @@ mod tests {
             diagnostic("no-import", "src/a.ts", 9, "Import statically."),
         ];
         let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
-        let block = render(WRITE, &refs, &Warnings::default(), RenderLimits::default()).unwrap();
+        let block = render(
+            WRITE,
+            &refs,
+            &[],
+            &Warnings::default(),
+            RenderLimits::default(),
+        )
+        .unwrap();
         insta::assert_snapshot!(block.text, @r"
         [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
         - src/a.ts:3:5 no-bang: no-bang found
@@ -326,6 +385,7 @@ mod tests {
         let block = render(
             carrier,
             &[&d],
+            &[],
             &Warnings::default(),
             RenderLimits::default(),
         )
@@ -350,7 +410,7 @@ mod tests {
             max_lines: 8,
             ..RenderLimits::default()
         };
-        let block = render(WRITE, &refs, &warnings, limits).unwrap();
+        let block = render(WRITE, &refs, &[], &warnings, limits).unwrap();
         let lines: Vec<&str> = block.text.lines().collect();
         assert_eq!(lines.len(), 8, "{}", block.text);
         assert_eq!(block.shown, [0, 1, 2, 3]);
@@ -363,6 +423,59 @@ mod tests {
     }
 
     #[test]
+    fn pre_existing_counts_take_one_line_per_file_within_the_cap() {
+        let d = diagnostic("no-only", "src/x.test.ts", 4, "Remove it.");
+        let block = render(
+            WRITE,
+            &[&d],
+            &[("src/x.test.ts", 5), ("src/y.ts", 1)],
+            &Warnings::default(),
+            RenderLimits::default(),
+        )
+        .unwrap();
+        insta::assert_snapshot!(block.text, @r"
+        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
+        - src/x.test.ts:4:5 no-only: no-only found
+          Fix: Remove it. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-only -- <reason>
+        +5 pre-existing findings in src/x.test.ts not shown
+        +1 pre-existing finding in src/y.ts not shown
+        ");
+
+        // Over the cap: the files that do not fit share one line, the warning stays last.
+        let many: Vec<String> = (0..10).map(|i| format!("src/f{i}.ts")).collect();
+        let counts: Vec<(&str, usize)> = many.iter().map(|p| (p.as_str(), 2)).collect();
+        let warnings = Warnings {
+            policy_failures: 1,
+            ..Warnings::default()
+        };
+        let limits = RenderLimits {
+            max_lines: 6,
+            ..RenderLimits::default()
+        };
+        let block = render(WRITE, &[&d], &counts, &warnings, limits).unwrap();
+        let lines: Vec<&str> = block.text.lines().collect();
+        assert_eq!(lines.len(), 6, "{}", block.text);
+        assert_eq!(lines[3], "+2 pre-existing findings in src/f0.ts not shown");
+        assert_eq!(
+            lines[4],
+            "+18 pre-existing findings in 9 other files not shown"
+        );
+        assert!(lines[5].starts_with("Warning:"));
+
+        // Counts alone make no block.
+        assert_eq!(
+            render(
+                WRITE,
+                &[],
+                &counts,
+                &Warnings::default(),
+                RenderLimits::default()
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn long_or_multi_line_text_becomes_one_bounded_line() {
         let mut d = diagnostic("r", "a.ts", 1, "g");
         d.message = format!("first\nsecond {}", "x".repeat(500));
@@ -370,7 +483,7 @@ mod tests {
             max_line_chars: 80,
             ..RenderLimits::default()
         };
-        let block = render(WRITE, &[&d], &Warnings::default(), limits).unwrap();
+        let block = render(WRITE, &[&d], &[], &Warnings::default(), limits).unwrap();
         let line = block.text.lines().nth(1).unwrap();
         assert!(line.starts_with("- a.ts:1:5 r: first second xxx"), "{line}");
         assert_eq!(line.chars().count(), 80);
@@ -380,7 +493,13 @@ mod tests {
     #[test]
     fn an_incomplete_check_is_never_silent_and_a_clean_complete_one_says_nothing() {
         assert_eq!(
-            render(WRITE, &[], &Warnings::default(), RenderLimits::default()),
+            render(
+                WRITE,
+                &[],
+                &[],
+                &Warnings::default(),
+                RenderLimits::default()
+            ),
             None
         );
         let warnings = Warnings {
@@ -389,7 +508,7 @@ mod tests {
             coordinator_failures: 1,
             ..Warnings::default()
         };
-        let block = render(WRITE, &[], &warnings, RenderLimits::default()).unwrap();
+        let block = render(WRITE, &[], &[], &warnings, RenderLimits::default()).unwrap();
         insta::assert_snapshot!(block.text, @r"
         [pi-native-hooks] The `write` call succeeded; its result above is unchanged.
         Warning: this check is incomplete (1 analyzer run failed, 2 files not fully analyzed, 1 wave coordination problem); missing diagnostics do not mean clean code. Details are in the pi-native-hooks status.
@@ -413,6 +532,7 @@ mod tests {
                 is_error: true,
             },
             &[&forged, &coloured],
+            &[],
             &Warnings::default(),
             RenderLimits::default(),
         )

@@ -5,7 +5,9 @@
 //!
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
-use crate::analysis::{AnalysisSnapshot, Analyzer, AnalyzerKey, SkipReason, language_of};
+use crate::analysis::{
+    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, ScanLimits, SkipReason, language_of,
+};
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use crate::ids::PolicyId;
@@ -22,6 +24,17 @@ pub trait WaveAnalyzer: Send {
     fn handles(&self, path: &str) -> bool;
     /// Analyzes `paths` under `root` once.
     fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
+    /// The findings of `bytes` as the content of `path` (what the file held before the wave),
+    /// or `None` when they cannot be judged; the wave then counts every finding in the file as
+    /// new.
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        let _ = (path, bytes);
+        None
+    }
+    /// The largest file this analyzer reads, in bytes.
+    fn max_file_bytes(&self) -> u64 {
+        ScanLimits::default().max_file_bytes
+    }
 }
 
 impl WaveAnalyzer for Analyzer {
@@ -35,6 +48,14 @@ impl WaveAnalyzer for Analyzer {
 
     fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
         Analyzer::scan(self, root, paths)
+    }
+
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        Analyzer::findings_in(self, path, bytes).ok()
+    }
+
+    fn max_file_bytes(&self) -> u64 {
+        Analyzer::max_file_bytes(self)
     }
 }
 
@@ -196,6 +217,14 @@ impl AnalysisCoordinator {
             analyzers,
             policies,
         })
+    }
+
+    /// The analyzer with key `key`.
+    pub fn analyzer(&self, key: &AnalyzerKey) -> Option<&dyn WaveAnalyzer> {
+        self.analyzers
+            .iter()
+            .find(|a| a.key() == key)
+            .map(AsRef::as_ref)
     }
 
     /// The requests for `changed` paths: one per policy and consumed analyzer with at least one

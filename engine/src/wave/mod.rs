@@ -8,11 +8,13 @@
 //!   [`WaveCoordinator::idle`] included.
 //! * [`AnalysisCoordinator`] turns the changed paths into analyzer requests coalesced by key,
 //!   scans each key at most once and fans the snapshot out to every interested policy.
-//! * [`crate::delivery`] then picks the new diagnostics and renders the block for the carrier.
+//! * [`crate::delivery`] then picks the new diagnostics the wave introduced (compared with what
+//!   each file held before it, `prior`) and renders the block for the carrier.
 //!
 //! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
 //! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
-//! `carrier`, `snapshots` (the workspace seam), `analysis`, `coordinator` (the async API),
+//! `carrier`, `snapshots` (the workspace seam), `analysis`, `prior` (what each file held before
+//! the wave), `coordinator` (the async API),
 //! `runtime` (the state a coordinator's clones share, behind methods), `pipeline` (finishing a
 //! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
 //! failures, totals).
@@ -25,6 +27,7 @@ mod event;
 mod finished;
 mod pipeline;
 mod plan;
+mod prior;
 mod report;
 mod runtime;
 mod snapshots;

@@ -1,11 +1,13 @@
 //! Owns the processing of a finished wave: the post-wave snapshot and the changed paths (or the
-//! non-git fallback), the workspace revision, one analysis, delivery selection, the carrier and
+//! non-git fallback), the workspace revision, one analysis with what each file held before it,
+//! delivery selection (new to the model and introduced by the wave), the carrier and
 //! its block, the release of every waiter and the wave's report.
 
 use super::finished::FinishedCall;
 use super::plan::{
     BaselineFailure, BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan,
 };
+use super::prior::{Judged, Priors, diagnostic_start};
 use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
 use super::snapshots::{SnapshotScope, SnapshotSource};
@@ -16,7 +18,7 @@ use crate::ids::CallId;
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::PolicyDiagnostic;
 use crate::workspace::{ChangeSet, MutatingCall, changeset_without_git};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,7 +49,15 @@ pub(super) async fn finish<W: SnapshotSource>(
         return;
     }
     let measured = measure_changes(&runtime, &plan, baseline, &mut lane).await;
-    let (lane, analysis) = match analyse(&runtime, &plan, &measured.changes, lane).await {
+    let analysed = analyse(
+        &runtime,
+        &plan,
+        &measured.changes,
+        measured.after.clone(),
+        lane,
+    )
+    .await;
+    let (lane, analysis, priors) = match analysed {
         Ok(analysed) => analysed,
         Err(failure) => {
             runtime.fail(failure.clone());
@@ -65,7 +75,14 @@ pub(super) async fn finish<W: SnapshotSource>(
     for failure in &measured.failures {
         runtime.fail(failure.clone());
     }
-    let delivery = deliver(&runtime, &plan, &analysis, &measured.failures, lane);
+    let delivery = deliver(
+        &runtime,
+        &plan,
+        &analysis,
+        &priors,
+        &measured.failures,
+        lane,
+    );
     let report = WaveReport {
         revision: measured.revision,
         scans: analysis.runs.iter().map(scan_stats).collect(),
@@ -78,6 +95,7 @@ pub(super) async fn finish<W: SnapshotSource>(
         delivered: delivery.delivered,
         undelivered: delivery.undelivered,
         known: delivery.known,
+        pre_existing: delivery.pre_existing,
         resolved: delivery.resolved,
         carrier: delivery.block.as_ref().map(|(id, _)| id.clone()),
         failures: measured
@@ -142,22 +160,28 @@ async fn measure_changes<W: SnapshotSource>(
     }
 }
 
-/// Runs one analysis of what the wave changed on the blocking pool, holding the lane; gives
-/// the lane back with the analysis, or a processing failure when the task died.
+/// Runs one analysis of what the wave changed on the blocking pool, holding the lane, and
+/// gathers what each analyzed file held before the wave (remembered, else its `HEAD` blob);
+/// gives the lane back with both, or a processing failure when the task died.
 async fn analyse<W: SnapshotSource>(
     runtime: &WaveRuntime<W>,
     plan: &WavePlan<W::Snapshot>,
     changes: &ChangeSet,
+    after: Option<Arc<W::Snapshot>>,
     mut lane: OwnedMutexGuard<Lane>,
-) -> Result<(OwnedMutexGuard<Lane>, WaveAnalysis), CoordinatorFailure> {
+) -> Result<(OwnedMutexGuard<Lane>, WaveAnalysis, Priors), CoordinatorFailure> {
     let (root, paths) = analysis_paths(runtime, plan, changes);
     if paths.is_empty() {
-        return Ok((lane, WaveAnalysis::default()));
+        return Ok((lane, WaveAnalysis::default(), Priors::default()));
     }
     let cancel = runtime.policy_cancellation();
+    let source = runtime.shared_source();
     run_blocking(move || {
         let analysis = lane.analyze(&root, &paths, &cancel);
-        (lane, analysis)
+        let priors = lane.priors(&analysis, |paths, limit| {
+            source.head_blobs(paths, after.as_deref(), limit)
+        });
+        (lane, analysis, priors)
     })
     .await
     .map_err(|error| CoordinatorFailure::Processing {
@@ -172,6 +196,7 @@ struct Delivery {
     delivered: usize,
     undelivered: usize,
     known: usize,
+    pre_existing: usize,
     resolved: usize,
     /// The carrier call and its block.
     block: Option<(CallId, Block)>,
@@ -180,17 +205,30 @@ struct Delivery {
     failures: Vec<CoordinatorFailure>,
 }
 
-/// Selects the diagnostics not delivered before, renders them in one block on the carrier and
-/// updates the delivery memory; releases the lane.
+/// Selects the diagnostics not delivered before that report findings the wave introduced,
+/// renders them in one block on the carrier with a count of the pre-existing ones per file, and
+/// updates the delivery memory and the findings history; releases the lane.
 fn deliver<W: SnapshotSource>(
     runtime: &WaveRuntime<W>,
     plan: &WavePlan<W::Snapshot>,
     analysis: &WaveAnalysis,
+    priors: &Priors,
     earlier_failures: &[CoordinatorFailure],
     mut lane: OwnedMutexGuard<Lane>,
 ) -> Delivery {
     let wave_diagnostics = analysis.diagnostics();
     let selection = lane.memory().select(&wave_diagnostics);
+    let judged = Judged::new(analysis, priors);
+    let (fresh, old): (Vec<&KeyedDiagnostic>, Vec<&KeyedDiagnostic>) = selection
+        .fresh
+        .iter()
+        .copied()
+        .partition(|keyed| !judged.is_pre_existing(keyed));
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for keyed in &old {
+        *per_file.entry(keyed.diagnostic.path.as_str()).or_default() += 1;
+    }
+    let pre_existing: Vec<(&str, usize)> = per_file.into_iter().collect();
     let released = runtime.tracker().release(plan.wave);
     let waiting: BTreeSet<&str> = released.waiters.iter().map(|(id, _)| id.as_str()).collect();
     let carrier = carrier::choose(&plan.calls, &waiting);
@@ -200,19 +238,32 @@ fn deliver<W: SnapshotSource>(
         files_not_analyzed: analysis.files_not_analyzed(),
         coordinator_failures: earlier_failures.len() + released.failures.len(),
     };
-    let fresh: Vec<&PolicyDiagnostic> = selection.fresh.iter().map(|k| &k.diagnostic).collect();
+    let diagnostics: Vec<&PolicyDiagnostic> = fresh.iter().map(|k| &k.diagnostic).collect();
     let block = carrier.and_then(|call| {
         let info = CarrierInfo {
             tool: &call.name,
             is_error: call.result == Some(true),
         };
-        render(info, &fresh, &warnings, runtime.config().render)
-            .map(|block| (call.id.clone(), block))
+        render(
+            info,
+            &diagnostics,
+            &pre_existing,
+            &warnings,
+            runtime.config().render,
+        )
+        .map(|block| (call.id.clone(), block))
     });
     let delivered: Vec<&KeyedDiagnostic> = block
         .iter()
-        .flat_map(|(_, block)| block.shown.iter().map(|&i| selection.fresh[i]))
+        .flat_map(|(_, block)| block.shown.iter().map(|&i| fresh[i]))
         .collect();
+    let shown: HashSet<_> = delivered.iter().map(|k| diagnostic_start(k)).collect();
+    let undelivered_starts: HashSet<_> = fresh
+        .iter()
+        .map(|k| diagnostic_start(k))
+        .filter(|start| !shown.contains(start))
+        .collect();
+    judged.remember(analysis, lane.history(), &undelivered_starts);
     let resolved = lane
         .memory()
         .settle(&wave_diagnostics, delivered.iter().copied());
@@ -220,8 +271,9 @@ fn deliver<W: SnapshotSource>(
     Delivery {
         diagnostics: wave_diagnostics.diagnostics.len(),
         delivered: delivered.len(),
-        undelivered: selection.fresh.len() - delivered.len(),
+        undelivered: fresh.len() - delivered.len(),
         known: selection.known,
+        pre_existing: old.len(),
         resolved,
         block,
         waiters: released.waiters,
@@ -252,6 +304,7 @@ fn report_of<S>(
         delivered: 0,
         undelivered: 0,
         known: 0,
+        pre_existing: 0,
         resolved: 0,
         carrier: None,
         failures: Vec::new(),

@@ -205,6 +205,9 @@ pub struct WaveReport {
     pub undelivered: usize,
     /// Current diagnostics not repeated because they were delivered before.
     pub known: usize,
+    /// New-to-the-model diagnostics left out because their findings were in the file before the
+    /// wave (counted per file in the block).
+    pub pre_existing: usize,
     /// Remembered diagnostics that the analysis no longer reports.
     pub resolved: usize,
     /// The call whose result carried the block.

@@ -6,13 +6,15 @@ use super::analysis::{AnalysisCoordinator, WaveAnalysis};
 use super::config::WaveConfig;
 use super::finished::{FinishedCall, FinishedWave};
 use super::plan::{BaselineOutcome, BaselineStart, Coverage};
+use super::prior::Priors;
 use super::report::{CoordinatorFailure, WaveHistory, WaveReport, WaveTotals};
 use super::snapshots::{SnapshotFailure, SnapshotScope, SnapshotSource};
 use super::tracker::Tracker;
 use crate::blocking::run_blocking;
 use crate::cancel::CancelToken;
-use crate::delivery::DeliveryMemory;
+use crate::delivery::{DeliveryMemory, FindingHistory};
 use crate::paths::relative_to;
+use crate::workspace::RevisionBlob;
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::Path;
@@ -20,11 +22,12 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::runtime::Handle;
 use tokio::sync::{OwnedMutexGuard, watch};
 
-/// What only one wave at a time may use: the analyzers (and their caches), the delivery memory
-/// and the workspace revision.
+/// What only one wave at a time may use: the analyzers (and their caches), the delivery memory,
+/// the findings each file held when last analyzed, and the workspace revision.
 pub(super) struct Lane {
     analysis: AnalysisCoordinator,
     memory: DeliveryMemory,
+    history: FindingHistory,
     revision: u64,
 }
 
@@ -51,6 +54,21 @@ impl Lane {
     /// What was delivered per file in earlier waves.
     pub(super) fn memory(&mut self) -> &mut DeliveryMemory {
         &mut self.memory
+    }
+
+    /// What each file of `analysis` held before the wave: remembered, else read from the
+    /// `HEAD` blobs `head_blobs(paths, limit)` returns.
+    pub(super) fn priors(
+        &self,
+        analysis: &WaveAnalysis,
+        head_blobs: impl FnOnce(&[String], u64) -> Vec<RevisionBlob>,
+    ) -> Priors {
+        Priors::gather(analysis, &self.analysis, &self.history, head_blobs)
+    }
+
+    /// What each file held when last analyzed.
+    pub(super) fn history(&mut self) -> &mut FindingHistory {
+        &mut self.history
     }
 }
 
@@ -100,6 +118,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         let lane = Lane {
             analysis,
             memory: DeliveryMemory::new(),
+            history: FindingHistory::new(),
             revision: 0,
         };
         Self {
@@ -123,6 +142,11 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     /// The session's workspace.
     pub(super) fn source(&self) -> &W {
         &self.source
+    }
+
+    /// The session's workspace, to move into a blocking task.
+    pub(super) fn shared_source(&self) -> Arc<W> {
+        Arc::clone(&self.source)
     }
 
     pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {

@@ -5,8 +5,8 @@
 use crate::blocking::TaskFailed;
 use crate::cancel::CancelToken;
 use crate::workspace::{
-    self, WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,
-    capture_with_cancel,
+    self, RevisionBlob, RevisionTree, WorkspaceError, WorkspaceKind, WorkspaceSnapshot,
+    capture_paths_with_cancel, capture_with_cancel,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -67,6 +67,20 @@ pub trait SnapshotSource: Send + Sync + 'static {
         before: &Self::Snapshot,
         after: &Self::Snapshot,
     ) -> Result<BTreeSet<String>, WorkspaceError>;
+
+    /// What each of `paths` (worktree-relative) held at `HEAD`, each blob read only when it is
+    /// at most `limit` bytes: for a path `after` records as a staged rename or copy, the blob of
+    /// its source. Without a `HEAD` to read (outside git, in fakes) every path is absent, so
+    /// everything found in it counts as new.
+    fn head_blobs(
+        &self,
+        paths: &[String],
+        after: Option<&Self::Snapshot>,
+        limit: u64,
+    ) -> Vec<RevisionBlob> {
+        let _ = (after, limit);
+        vec![RevisionBlob::Absent; paths.len()]
+    }
 }
 
 /// The real workspace: git snapshots with `gix` when the session's directory is in a worktree.
@@ -117,5 +131,30 @@ impl SnapshotSource for GitWorkspace {
         after: &WorkspaceSnapshot,
     ) -> Result<BTreeSet<String>, WorkspaceError> {
         WorkspaceSnapshot::changed_paths(before, after)
+    }
+
+    fn head_blobs(
+        &self,
+        paths: &[String],
+        after: Option<&WorkspaceSnapshot>,
+        limit: u64,
+    ) -> Vec<RevisionBlob> {
+        let Some(root) = &self.root else {
+            return vec![RevisionBlob::Absent; paths.len()];
+        };
+        let head = match RevisionTree::head(root) {
+            Ok(head) => head,
+            Err(error) => return vec![RevisionBlob::Unreadable(error.to_string()); paths.len()],
+        };
+        paths
+            .iter()
+            .map(|path| {
+                let source = after
+                    .and_then(|snapshot| snapshot.entry(path))
+                    .and_then(|entry| entry.source_path())
+                    .unwrap_or(path);
+                head.read(source, limit)
+            })
+            .collect()
     }
 }

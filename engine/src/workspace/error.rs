@@ -74,6 +74,20 @@ pub enum WorkspaceError {
         source: gix::Error,
     },
 
+    /// A revision named by the user does not resolve to a commit or tree.
+    #[error(
+        "`{rev}` does not name a revision in the git repository at {}: {message}; pass a branch, tag or commit id (e.g. `HEAD`, `origin/main`)",
+        repo.display()
+    )]
+    UnknownRevision {
+        /// Worktree root of the repository.
+        repo: PathBuf,
+        /// The revision as given.
+        rev: String,
+        /// What gix reported.
+        message: String,
+    },
+
     /// Reading a worktree file for hashing failed (other than it being absent).
     #[error(
         "could not read {} in the worktree {}: {source}; check the file's permissions",

@@ -13,7 +13,7 @@
 //! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
 //! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
 //! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
-//! `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
+//! `revision` (a revision's tree and blobs), `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
 
 mod async_capture;
 mod changeset;
@@ -24,6 +24,7 @@ mod fingerprint;
 mod git_status;
 mod index_cache;
 mod repo;
+mod revision;
 mod snapshot;
 
 pub use async_capture::{capture_async, capture_paths_async};
@@ -35,6 +36,7 @@ pub use entry::{
 pub use error::WorkspaceError;
 pub use fingerprint::MAX_HASHED_BYTES;
 pub use repo::{Head, normalize_lexically};
+pub use revision::{RevisionBlob, RevisionTree};
 pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
     capture_with_cancel,

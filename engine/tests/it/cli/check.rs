@@ -290,3 +290,107 @@ fn file_names_with_a_newline_or_an_escape_are_printed_escaped_and_json_keeps_the
         .collect();
     assert_eq!(paths, [coloured, forged], "--json keeps the original names");
 }
+
+/// A repository whose `main` holds `src/old.ts` with two `any`s, and a branch `feature` that
+/// commits one more `any` in it beside a moved old one, and adds `src/added.ts` with one.
+fn branch_with_one_new_finding() -> TestRepo {
+    let repo = TestRepo::builder()
+        .file(
+            "src/old.ts",
+            "export const a: any = 1;\nexport const b = 2 as any;\n",
+        )
+        .file("src/clean.ts", "export const c = 1;\n")
+        .commit();
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(
+        "src/old.ts",
+        "// moved down\nexport const a: any = 1;\nexport const b = 2 as any;\nexport const d: any[] = [];\n",
+    );
+    repo.git(&["commit", "-qam", "feature"]);
+    repo
+}
+
+#[test]
+fn new_since_reports_only_the_findings_absent_at_the_revision() {
+    let repo = branch_with_one_new_finding();
+    // The worktree adds one more `any` to a clean file; HEAD already has the branch's.
+    repo.write(
+        "src/clean.ts",
+        "export const c = 1;\nexport const e = (x: any) => x;\n",
+    );
+
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "HEAD"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        stdout,
+        "src/clean.ts:2:22 typescript-no-explicit-any-ts Explicit `any` turns off type checking for this value.\n"
+    );
+    assert_eq!(stderr, "");
+
+    // Against main: the branch's committed `any` too, and never the moved old ones.
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "main"]);
+    assert_eq!(code, 1, "{stderr}");
+    // Every `any` matches the same text, so `src/old.ts` holds three where `main` held two: one
+    // is new. Which one is listed is the documented pairing (same line first, then from the end
+    // of the file), not knowledge of the edit: here the whole file moved down one line, so the
+    // old `a` on line 2 keeps `main`'s line-2 slot and `b` on line 3 is the unpaired one.
+    let lines: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split(' ').next().unwrap_or(""))
+        .collect();
+    assert_eq!(lines, ["src/clean.ts:2:22", "src/old.ts:3:23"], "{stdout}");
+    assert_eq!(
+        stderr,
+        "pi-native-hooks: note: 2 findings already present at main not shown\n"
+    );
+
+    // Without --new-since every finding of the changed files is reported.
+    let (code, stdout, _) = check(repo.path(), &["--builtin", "src/old.ts"]);
+    assert_eq!((code, stdout.lines().count()), (1, 3), "{stdout}");
+
+    // Nothing new: exit 0, the old ones counted on stderr.
+    repo.write("src/clean.ts", "export const c = 1;\n");
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--new-since", "HEAD", "src/old.ts"],
+    );
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        "pi-native-hooks: note: 3 findings already present at HEAD not shown\n"
+    );
+}
+
+#[test]
+fn new_since_an_unknown_revision_is_a_usage_error() {
+    let repo = branch_with_one_new_finding();
+    let (code, stdout, stderr) =
+        check(repo.path(), &["--builtin", "--new-since", "no-such-branch"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(
+        stderr.starts_with(
+            "pi-native-hooks: error: `no-such-branch` does not name a revision in the git repository at "
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("pass a branch, tag or commit id"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn new_since_counts_a_file_whose_old_blob_cannot_be_judged_as_all_new() {
+    let repo = TestRepo::init();
+    repo.write("src/h.ts", b"// caf\xe9\nexport const v: any = 1;\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "latin-1"]);
+    repo.write("src/h.ts", "// cafe\nexport const v: any = 1;\n");
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "HEAD"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert_eq!(
+        stderr,
+        "pi-native-hooks: warning: src/h.ts: cannot compare with HEAD: not valid UTF-8; all of its findings are reported\n"
+    );
+}

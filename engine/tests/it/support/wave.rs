@@ -238,6 +238,14 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Blocking<A> {
         self.gate.pass();
         self.inner.scan(root, paths)
     }
+
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        self.inner.findings_in(path, bytes)
+    }
+
+    fn max_file_bytes(&self) -> u64 {
+        self.inner.max_file_bytes()
+    }
 }
 
 /// Every scan an analyzer was asked for: `(key, paths)`.
@@ -277,6 +285,14 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Counting<A> {
             .expect("scans")
             .push((self.inner.key().to_string(), paths.to_vec()));
         self.inner.scan(root, paths)
+    }
+
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        self.inner.findings_in(path, bytes)
+    }
+
+    fn max_file_bytes(&self) -> u64 {
+        self.inner.max_file_bytes()
     }
 }
 

@@ -6,3 +6,4 @@ mod analysis;
 mod git;
 mod harness;
 mod interleavings;
+mod introduced;

@@ -1,0 +1,102 @@
+//! `check --new-since REV`: which findings of a check were not in their file at `REV`, with the
+//! matching delivery uses ([`crate::delivery::introduced`]): a multiset per rule and
+//! whitespace-normalised matched text, against the findings of the file's blob at `REV`
+//! (analyzed in memory). A file absent at `REV` has only new findings; so has one whose blob
+//! cannot be judged (over the size limit, binary, not UTF-8, not a file, unreadable), which is
+//! named on stderr.
+
+use crate::analysis::{AnalysisSnapshot, Analyzer, Finding};
+use crate::delivery::{PriorFinding, introduced};
+use crate::ids::RuleId;
+use crate::workspace::{RevisionBlob, RevisionTree, WorkspaceError};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
+
+/// A result's start: path, rule, 1-based line and column.
+pub(super) type Start = (String, RuleId, usize, usize);
+
+/// The findings of a check that were already in their file at `REV`.
+pub(super) struct PresentAtRev {
+    /// Their starts.
+    pub(super) old: HashSet<Start>,
+    /// Files whose blob at `REV` could not be judged, with the reason.
+    pub(super) unjudged: Vec<(String, String)>,
+}
+
+/// Opens `rev` in the repository around `cwd`.
+pub(super) fn open(cwd: &Path, rev: &str) -> Result<RevisionTree, WorkspaceError> {
+    RevisionTree::at(cwd, rev)
+}
+
+/// The files that differ between `rev` and `HEAD` (changed or added since), for a check
+/// without paths: the branch's committed changes, to join with the worktree's.
+pub(super) fn committed_since(rev: &RevisionTree) -> Result<BTreeSet<String>, WorkspaceError> {
+    let head = RevisionTree::head(rev.worktree_root())?;
+    let then = rev.files()?;
+    let now = head.files()?;
+    Ok(now
+        .into_iter()
+        .filter(|(path, id)| then.get(path) != Some(id))
+        .map(|(path, _)| path)
+        .collect())
+}
+
+/// Compares each analyzed file's findings with those of its blob at `rev`.
+pub(super) fn present_at(
+    rev: &RevisionTree,
+    analyzer: &Analyzer,
+    snapshot: &AnalysisSnapshot,
+) -> PresentAtRev {
+    let mut by_path: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    for finding in &snapshot.findings {
+        by_path
+            .entry(finding.path.as_str())
+            .or_default()
+            .push(finding);
+    }
+    let mut present = PresentAtRev {
+        old: HashSet::new(),
+        unjudged: Vec::new(),
+    };
+    for (path, findings) in by_path {
+        let before: Option<Vec<PriorFinding>> = match rev.read(path, analyzer.max_file_bytes()) {
+            RevisionBlob::Absent => None,
+            RevisionBlob::Bytes(bytes) => match analyzer.findings_in(path, &bytes) {
+                Ok(then) => Some(then.iter().map(PriorFinding::from).collect()),
+                Err(reason) => {
+                    present.unjudged.push((path.to_owned(), reason.to_string()));
+                    None
+                }
+            },
+            RevisionBlob::TooLarge { bytes, limit } => {
+                present.unjudged.push((
+                    path.to_owned(),
+                    format!("{bytes} bytes is over the {limit}-byte limit"),
+                ));
+                None
+            }
+            RevisionBlob::NotAFile => {
+                present
+                    .unjudged
+                    .push((path.to_owned(), "not a file there".to_owned()));
+                None
+            }
+            RevisionBlob::Unreadable(error) => {
+                present.unjudged.push((path.to_owned(), error));
+                None
+            }
+        };
+        let flags = introduced(before.as_deref(), &findings);
+        for (finding, new) in findings.iter().zip(flags) {
+            if !new {
+                present.old.insert((
+                    finding.path.clone(),
+                    finding.rule.clone(),
+                    finding.range.start.line + 1,
+                    finding.range.start.column + 1,
+                ));
+            }
+        }
+    }
+    present
+}

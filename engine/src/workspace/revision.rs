@@ -1,0 +1,165 @@
+//! Owns reading files as a revision recorded them: the tree of `HEAD` (or any revision `git
+//! rev-parse` understands), one file's blob from it under a size cap, and the files it lists.
+//! Delivery reads a file's `HEAD` blob to learn which findings existed before a wave; `check
+//! --new-since REV` reads the blobs of `REV`.
+
+use super::error::WorkspaceError;
+use super::repo::open;
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A file as a revision recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RevisionBlob {
+    /// The revision has no file at this path (or there is no revision: an unborn branch).
+    Absent,
+    /// The file's bytes.
+    Bytes(Vec<u8>),
+    /// The blob is larger than the cap; it was not read.
+    TooLarge {
+        /// The blob's size.
+        bytes: u64,
+        /// The cap it exceeds.
+        limit: u64,
+    },
+    /// The path names a directory, a symlink or a submodule, not a file.
+    NotAFile,
+    /// Reading the object failed.
+    Unreadable(String),
+}
+
+/// One revision's tree, opened once to read several files.
+pub struct RevisionTree {
+    repo: gix::Repository,
+    workdir: PathBuf,
+    /// `None` for an unborn `HEAD`: every file is absent.
+    tree: Option<ObjectId>,
+}
+
+impl RevisionTree {
+    /// The tree of `HEAD` in the repository around `dir`; empty on an unborn branch.
+    pub fn head(dir: &Path) -> Result<Self, WorkspaceError> {
+        let open = open(dir)?;
+        let fail = |error: gix::Error| {
+            WorkspaceError::git(
+                &open.workdir,
+                "reading the HEAD tree",
+                "check that `git cat-file -p HEAD^{tree}` works there",
+            )(error)
+        };
+        let tree = match open.repo.head_commit() {
+            Ok(commit) => Some(commit.tree_id().map_err(fail)?.detach()),
+            Err(_) if open.repo.head().is_ok_and(|h| h.is_unborn()) => None,
+            Err(error) => return Err(fail(error)),
+        };
+        Ok(Self {
+            repo: open.repo,
+            workdir: open.workdir,
+            tree,
+        })
+    }
+
+    /// The tree of `rev` (a branch, tag, commit id or any expression `git rev-parse` accepts) in
+    /// the repository around `dir`.
+    pub fn at(dir: &Path, rev: &str) -> Result<Self, WorkspaceError> {
+        let open = open(dir)?;
+        let unknown = |message: String| WorkspaceError::UnknownRevision {
+            repo: open.workdir.clone(),
+            rev: rev.to_owned(),
+            message,
+        };
+        let id = open
+            .repo
+            .rev_parse_single(rev)
+            .map_err(|e| unknown(e.to_string()))?;
+        let tree = id
+            .object()
+            .map_err(|e| unknown(e.to_string()))?
+            .peel_to_tree()
+            .map_err(|e| unknown(e.to_string()))?
+            .id;
+        let tree = Some(tree);
+        Ok(Self {
+            repo: open.repo,
+            workdir: open.workdir,
+            tree,
+        })
+    }
+
+    /// The worktree root of the repository.
+    pub fn worktree_root(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The blob at `path` (repository-relative, `/`-separated), read only when it is at most
+    /// `limit` bytes.
+    pub fn read(&self, path: &str, limit: u64) -> RevisionBlob {
+        let Some(tree) = self.tree else {
+            return RevisionBlob::Absent;
+        };
+        let entry = self
+            .repo
+            .find_tree(tree)
+            .map_err(|e| e.to_string())
+            .and_then(|tree| {
+                tree.lookup_entry(path.split('/').filter(|part| !part.is_empty()))
+                    .map_err(|e| e.to_string())
+            });
+        let entry = match entry {
+            Ok(Some(entry)) => entry,
+            Ok(None) => return RevisionBlob::Absent,
+            Err(error) => return RevisionBlob::Unreadable(error),
+        };
+        if !matches!(
+            entry.mode().kind(),
+            EntryKind::Blob | EntryKind::BlobExecutable
+        ) {
+            return RevisionBlob::NotAFile;
+        }
+        let id = entry.object_id();
+        match self.repo.find_header(id) {
+            Ok(header) if header.size() > limit => {
+                return RevisionBlob::TooLarge {
+                    bytes: header.size(),
+                    limit,
+                };
+            }
+            Ok(_) => {}
+            Err(error) => return RevisionBlob::Unreadable(error.to_string()),
+        }
+        match self.repo.find_object(id) {
+            Ok(object) => RevisionBlob::Bytes(object.detach().data),
+            Err(error) => RevisionBlob::Unreadable(error.to_string()),
+        }
+    }
+
+    /// Every file the revision lists (regular and executable blobs), with its blob id.
+    pub fn files(&self) -> Result<BTreeMap<String, ObjectId>, WorkspaceError> {
+        let Some(tree) = self.tree else {
+            return Ok(BTreeMap::new());
+        };
+        let fail = |error: gix::Error| {
+            WorkspaceError::git(
+                &self.workdir,
+                "listing a revision's files",
+                "check that `git ls-tree -r` works there",
+            )(error)
+        };
+        let tree = self.repo.find_tree(tree).map_err(fail)?;
+        let mut recorder = gix::traverse::tree::Recorder::default();
+        tree.traverse().breadthfirst(&mut recorder).map_err(fail)?;
+        Ok(recorder
+            .records
+            .into_iter()
+            .filter(|entry| {
+                matches!(
+                    entry.mode.kind(),
+                    EntryKind::Blob | EntryKind::BlobExecutable
+                )
+            })
+            .map(|entry| (entry.filepath.to_string(), entry.oid))
+            .collect())
+    }
+}
