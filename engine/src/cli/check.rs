@@ -11,6 +11,7 @@ use super::{ExitStatus, Output};
 use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
+use crate::delivery::{Start, diagnostic_start, finding_start};
 use crate::policy::{CheckResult, DiagnosticRun, PolicyDiagnostic};
 use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
@@ -288,17 +289,10 @@ fn report(
 }
 
 /// Where a result starts: path, rule, 1-based line and column.
-fn start(result: &CheckResult<'_>) -> new_since::Start {
+fn start(result: &CheckResult<'_>) -> Start {
     match result {
-        CheckResult::Policy { diagnostic: d, .. } => {
-            (d.path.clone(), d.rule.clone(), d.line, d.column)
-        }
-        CheckResult::Unreported(f) => (
-            f.path.clone(),
-            f.rule.clone(),
-            f.range.start.line + 1,
-            f.range.start.column + 1,
-        ),
+        CheckResult::Policy { diagnostic, .. } => diagnostic_start(diagnostic),
+        CheckResult::Unreported(finding) => finding_start(finding),
     }
 }
 

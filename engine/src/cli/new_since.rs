@@ -5,15 +5,11 @@
 //! cannot be judged (over the size limit, binary, not UTF-8, not a file, unreadable), which is
 //! named on stderr.
 
-use crate::analysis::{AnalysisSnapshot, Analyzer, Finding};
-use crate::delivery::{PriorFinding, introduced};
-use crate::ids::RuleId;
+use crate::analysis::{AnalysisSnapshot, Analyzer};
+use crate::delivery::{PriorFinding, Start, finding_start, findings_by_path, introduced};
 use crate::workspace::{RevisionBlob, RevisionTree, WorkspaceError};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
-
-/// A result's start: path, rule, 1-based line and column.
-pub(super) type Start = (String, RuleId, usize, usize);
 
 /// The findings of a check that were already in their file at `REV`.
 pub(super) struct PresentAtRev {
@@ -47,18 +43,11 @@ pub(super) fn present_at(
     analyzer: &Analyzer,
     snapshot: &AnalysisSnapshot,
 ) -> PresentAtRev {
-    let mut by_path: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
-    for finding in &snapshot.findings {
-        by_path
-            .entry(finding.path.as_str())
-            .or_default()
-            .push(finding);
-    }
     let mut present = PresentAtRev {
         old: HashSet::new(),
         unjudged: Vec::new(),
     };
-    for (path, findings) in by_path {
+    for (path, findings) in findings_by_path(&snapshot.findings) {
         let before: Option<Vec<PriorFinding>> = match rev.read(path, analyzer.max_file_bytes()) {
             RevisionBlob::Absent => None,
             RevisionBlob::Bytes(bytes) => match analyzer.findings_in(path, &bytes) {
@@ -89,12 +78,7 @@ pub(super) fn present_at(
         let flags = introduced(before.as_deref(), &findings);
         for (finding, new) in findings.iter().zip(flags) {
             if !new {
-                present.old.insert((
-                    finding.path.clone(),
-                    finding.rule.clone(),
-                    finding.range.start.line + 1,
-                    finding.range.start.column + 1,
-                ));
+                present.old.insert(finding_start(finding));
             }
         }
     }

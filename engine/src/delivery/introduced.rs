@@ -13,7 +13,8 @@
 
 use crate::analysis::{AnalyzerKey, Finding};
 use crate::ids::RuleId;
-use std::collections::HashMap;
+use crate::policy::PolicyDiagnostic;
+use std::collections::{BTreeMap, HashMap};
 
 /// A finding as remembered for the next comparison: its rule, the hash of its normalised text
 /// and its zero-based line.
@@ -35,6 +36,42 @@ impl From<&Finding> for PriorFinding {
             line: finding.range.start.line,
         }
     }
+}
+
+/// Where a finding or the diagnostic that reports it starts: path, rule, 1-based line and column.
+/// The key that ties a policy's diagnostic back to the finding it sits on.
+pub type Start = (String, RuleId, usize, usize);
+
+/// The start of `finding`.
+pub fn finding_start(finding: &Finding) -> Start {
+    (
+        finding.path.clone(),
+        finding.rule.clone(),
+        finding.range.start.line + 1,
+        finding.range.start.column + 1,
+    )
+}
+
+/// The start of `diagnostic`: equal to [`finding_start`] of the finding it reports.
+pub fn diagnostic_start(diagnostic: &PolicyDiagnostic) -> Start {
+    (
+        diagnostic.path.clone(),
+        diagnostic.rule.clone(),
+        diagnostic.line,
+        diagnostic.column,
+    )
+}
+
+/// `findings` grouped by path, each group in the snapshot's (document) order.
+pub fn findings_by_path(findings: &[Finding]) -> BTreeMap<&str, Vec<&Finding>> {
+    let mut files: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
+    for finding in findings {
+        files
+            .entry(finding.path.as_str())
+            .or_default()
+            .push(finding);
+    }
+    files
 }
 
 /// For each of `after` (the findings of one file, in document order), whether it is introduced

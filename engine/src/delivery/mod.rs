@@ -20,6 +20,9 @@ pub mod render;
 mod test_support;
 
 pub use fingerprint::{FindingIndex, Fingerprint, KeyedDiagnostic};
-pub use introduced::{FindingHistory, PriorFinding, introduced};
+pub use introduced::{
+    FindingHistory, PriorFinding, Start, diagnostic_start, finding_start, findings_by_path,
+    introduced,
+};
 pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
 pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render};

@@ -7,12 +7,13 @@ use super::finished::FinishedCall;
 use super::plan::{
     BaselineFailure, BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan,
 };
-use super::prior::{Judged, Priors, diagnostic_start};
+use super::prior::{Judged, Priors};
 use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
 use super::runtime::{Lane, WaveRuntime};
 use super::snapshots::{SnapshotScope, SnapshotSource};
 use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
 use crate::blocking::run_blocking;
+use crate::delivery::diagnostic_start;
 use crate::delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use crate::ids::CallId;
 use crate::paths::{RepoPath, relative_to};
@@ -257,10 +258,13 @@ fn deliver<W: SnapshotSource>(
         .iter()
         .flat_map(|(_, block)| block.shown.iter().map(|&i| fresh[i]))
         .collect();
-    let shown: HashSet<_> = delivered.iter().map(|k| diagnostic_start(k)).collect();
+    let shown: HashSet<_> = delivered
+        .iter()
+        .map(|k| diagnostic_start(&k.diagnostic))
+        .collect();
     let undelivered_starts: HashSet<_> = fresh
         .iter()
-        .map(|k| diagnostic_start(k))
+        .map(|k| diagnostic_start(&k.diagnostic))
         .filter(|start| !shown.contains(start))
         .collect();
     judged.remember(analysis, lane.history(), &undelivered_starts);

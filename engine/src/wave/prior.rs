@@ -6,14 +6,13 @@
 //! file, unreadable) also counts as nothing: the wave fails towards telling the model.
 
 use super::analysis::{AnalysisCoordinator, AnalyzerRun, WaveAnalysis};
-use crate::analysis::{AnalyzerKey, Finding, SkipReason};
-use crate::delivery::{FindingHistory, KeyedDiagnostic, PriorFinding, introduced};
-use crate::ids::RuleId;
+use crate::analysis::{AnalyzerKey, SkipReason};
+use crate::delivery::{
+    FindingHistory, KeyedDiagnostic, PriorFinding, Start, diagnostic_start, finding_start,
+    findings_by_path, introduced,
+};
 use crate::workspace::RevisionBlob;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-
-/// A finding's start as a policy's diagnostic names it: path, rule, 1-based line and column.
-type Start = (String, RuleId, usize, usize);
 
 /// What the analyzed files held before the wave, per analyzer key and path.
 #[derive(Debug, Default)]
@@ -119,27 +118,6 @@ pub(super) struct Judged {
     introduced: Vec<(AnalyzerKey, Vec<Start>)>,
 }
 
-fn start(finding: &Finding) -> Start {
-    (
-        finding.path.clone(),
-        finding.rule.clone(),
-        finding.range.start.line + 1,
-        finding.range.start.column + 1,
-    )
-}
-
-/// The findings of `run`, grouped by path in document order.
-fn by_path(run: &AnalyzerRun) -> BTreeMap<&str, Vec<&Finding>> {
-    let mut files: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
-    for finding in &run.snapshot.findings {
-        files
-            .entry(finding.path.as_str())
-            .or_default()
-            .push(finding);
-    }
-    files
-}
-
 impl Judged {
     /// Compares every analyzed file's findings with its before.
     pub(super) fn new(analysis: &WaveAnalysis, priors: &Priors) -> Self {
@@ -147,13 +125,13 @@ impl Judged {
         for run in &analysis.runs {
             let key = &run.request.analyzer;
             let mut new_here = Vec::new();
-            for (path, findings) in by_path(run) {
+            for (path, findings) in findings_by_path(&run.snapshot.findings) {
                 let flags = introduced(priors.get(key, path), &findings);
                 for (finding, new) in findings.iter().zip(flags) {
                     if new {
-                        new_here.push(start(finding));
+                        new_here.push(finding_start(finding));
                     } else {
-                        judged.old.insert(start(finding));
+                        judged.old.insert(finding_start(finding));
                     }
                 }
             }
@@ -165,9 +143,7 @@ impl Judged {
     /// True when `diagnostic` reports a finding that existed before the wave. A diagnostic that
     /// sits on no finding (a policy may point elsewhere) counts as introduced.
     pub(super) fn is_pre_existing(&self, diagnostic: &KeyedDiagnostic) -> bool {
-        let d = &diagnostic.diagnostic;
-        self.old
-            .contains(&(d.path.clone(), d.rule.clone(), d.line, d.column))
+        self.old.contains(&diagnostic_start(&diagnostic.diagnostic))
     }
 
     /// Records in `history` what each completely analyzed file holds now, leaving out the
@@ -194,22 +170,16 @@ impl Judged {
                 .iter()
                 .filter(|start| undelivered.contains(*start))
                 .collect();
-            let files = by_path(run);
+            let files = findings_by_path(&run.snapshot.findings);
             for path in analyzed(run) {
                 let findings = files.get(path.as_str()).map_or(&[][..], Vec::as_slice);
                 let now = findings
                     .iter()
-                    .filter(|finding| !pending.contains(&start(finding)))
+                    .filter(|finding| !pending.contains(&finding_start(finding)))
                     .map(|finding| PriorFinding::from(*finding))
                     .collect();
                 history.set(key, path, now);
             }
         }
     }
-}
-
-/// The start of the finding `diagnostic` reports.
-pub(super) fn diagnostic_start(diagnostic: &KeyedDiagnostic) -> Start {
-    let d = &diagnostic.diagnostic;
-    (d.path.clone(), d.rule.clone(), d.line, d.column)
 }
