@@ -140,6 +140,26 @@ impl TestRepo {
         self.path().join(rela)
     }
 
+    /// Rewrites `rela` in place with `content` of the same length, then gives the file and the
+    /// index the file's old mtime: a racy-git change that only content (not stat data) reveals.
+    pub fn rewrite_racily(&self, rela: &str, content: &[u8]) {
+        let mtime = std::fs::metadata(self.abs(rela))
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let file = std::fs::File::options()
+            .write(true)
+            .open(self.abs(rela))
+            .expect("open");
+        std::io::Write::write_all(&mut &file, content).expect("rewrite in place");
+        file.set_modified(mtime).expect("restore mtime");
+        drop(file);
+        let index = std::fs::File::options()
+            .write(true)
+            .open(self.abs(".git/index"))
+            .expect("index");
+        index.set_modified(mtime).expect("index mtime");
+    }
+
     /// Runs `git <args>` in the worktree root; returns stdout.
     pub fn git(&self, args: &[&str]) -> String {
         git(self.path(), args)

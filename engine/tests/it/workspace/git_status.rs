@@ -277,22 +277,7 @@ fn racy_same_second_rewrite_with_same_size_is_modified() {
     // Deterministic variant: the stat data matches the index entry exactly (mtime restored) and
     // the index is no older than the entry, so only the racy-git check can see the change.
     let repo = TestRepo::with_commit(&[("racy.txt", "aaaa\n")]);
-    let mtime = std::fs::metadata(repo.abs("racy.txt"))
-        .and_then(|m| m.modified())
-        .expect("mtime");
-    let file = std::fs::File::options()
-        .write(true)
-        .open(repo.abs("racy.txt"))
-        .expect("open");
-    std::io::Write::write_all(&mut &file, b"cccc\n").expect("rewrite in place");
-    file.set_modified(mtime).expect("restore mtime");
-    drop(file);
-    let index = std::fs::File::options()
-        .write(true)
-        .open(repo.abs(".git/index"))
-        .expect("index");
-    index.set_modified(mtime).expect("index mtime");
-    drop(index);
+    repo.rewrite_racily("racy.txt", b"cccc\n");
     let snapshot = repo.assert_matches_git();
     assert_eq!(
         xy_map(&snapshot).get("racy.txt").map(String::as_str),

@@ -95,22 +95,7 @@ fn relative_absolute_and_outside_paths() {
 fn racy_rewrite_is_detected_for_a_single_path() {
     let repo = TestRepo::with_commit(&[("racy.txt", "aaaa\n"), ("other.txt", "o\n")]);
     let before = limited(&repo, &["racy.txt"]);
-    let mtime = std::fs::metadata(repo.abs("racy.txt"))
-        .and_then(|m| m.modified())
-        .expect("mtime");
-    let file = std::fs::File::options()
-        .write(true)
-        .open(repo.abs("racy.txt"))
-        .expect("open");
-    std::io::Write::write_all(&mut &file, b"cccc\n").expect("rewrite in place");
-    file.set_modified(mtime).expect("restore mtime");
-    drop(file);
-    let index = std::fs::File::options()
-        .write(true)
-        .open(repo.abs(".git/index"))
-        .expect("index");
-    index.set_modified(mtime).expect("index mtime");
-    drop(index);
+    repo.rewrite_racily("racy.txt", b"cccc\n");
     let after = limited(&repo, &["racy.txt"]);
     assert_eq!(
         xy_map(&after).get("racy.txt").map(String::as_str),
