@@ -41,11 +41,25 @@ pub struct ScanLimits {
 }
 
 impl Default for ScanLimits {
+    /// The bounds of one Pi wave: 1 MiB per file, 500 files, 1,000 findings.
     fn default() -> Self {
         Self {
             max_file_bytes: 1024 * 1024,
             max_files: 500,
             max_findings: 1_000,
+        }
+    }
+}
+
+impl ScanLimits {
+    /// No bound on files, findings or bytes per file: what `check` uses unless a limit is given
+    /// as a flag, so that it analyzes every file it was asked about. A binary file is still
+    /// recognised at its first NUL byte without reading the rest.
+    pub fn unlimited() -> Self {
+        Self {
+            max_file_bytes: u64::MAX,
+            max_files: usize::MAX,
+            max_findings: usize::MAX,
         }
     }
 }
@@ -194,15 +208,28 @@ impl Analyzer {
 
     /// Analyzes in-memory sources `(path, text)`, as if they were the files of one wave.
     pub fn scan_sources(&mut self, files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
+        let files: Vec<(String, Vec<u8>)> = files
+            .iter()
+            .map(|(path, text)| (path.clone(), text.as_bytes().to_vec()))
+            .collect();
+        self.scan_contents(files)
+    }
+
+    /// Analyzes in-memory contents `(path, bytes)` (e.g. the staged blobs of files) as if they
+    /// were the files of one wave: over the size limit, binary or not UTF-8 is skipped and named
+    /// as a file read from disk would be.
+    pub fn scan_contents(&mut self, files: Vec<(String, Vec<u8>)>) -> Arc<AnalysisSnapshot> {
         let started = Instant::now();
         let (selected, skipped) = self.select(files.iter().map(|(p, _)| p.as_str()));
+        let mut by_path: std::collections::HashMap<String, Vec<u8>> = files
+            .into_iter()
+            .map(|(path, bytes)| (normalize(&path), bytes))
+            .collect();
         let inputs = selected
             .into_iter()
             .filter_map(|path| {
-                let (_, text) = files
-                    .iter()
-                    .find(|(p, _)| p.trim_start_matches("./") == path)?;
-                Some((path, Input::Memory(text.as_bytes().to_vec())))
+                let bytes = by_path.remove(&path)?;
+                Some((path, Input::Memory(bytes)))
             })
             .collect();
         self.run(started, Path::new(""), inputs, skipped)
@@ -309,12 +336,15 @@ impl Analyzer {
                 limit,
             });
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(on_disk).unwrap_or(0));
-        if let Err(error) = file.take(limit.saturating_add(1)).read_to_end(&mut bytes) {
-            return skip(SkipReason::Unreadable {
-                error: error.to_string(),
-            });
-        }
+        let bytes = match read_text_bytes(file, limit, on_disk) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return skip(SkipReason::Binary),
+            Err(error) => {
+                return skip(SkipReason::Unreadable {
+                    error: error.to_string(),
+                });
+            }
+        };
         if bytes.len() as u64 > limit {
             // It grew while being read.
             return skip(SkipReason::TooLarge {
@@ -464,9 +494,41 @@ fn text_hash(text: &str) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(normalised.as_bytes()))
 }
 
-/// A path as the analysis names it: `/`-separated, without a leading `./`.
+/// Bytes read per step of [`read_text_bytes`].
+const READ_CHUNK: usize = 64 * 1024;
+
+/// At most `limit + 1` bytes of `file`, read in chunks, or `None` at the first chunk holding a
+/// NUL byte: a binary file is recognised without reading the rest of it (a sparse 4 GiB file
+/// costs one chunk, whatever the size limit). `size` only sizes the first allocation.
+fn read_text_bytes(file: std::fs::File, limit: u64, size: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let capacity = usize::try_from(size.min(64 * 1024 * 1024)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(capacity);
+    let mut reader = file.take(limit.saturating_add(1));
+    let mut chunk = vec![0; READ_CHUNK];
+    loop {
+        let read = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        let chunk = &chunk[..read];
+        if chunk.contains(&0) {
+            return Ok(None);
+        }
+        bytes.extend_from_slice(chunk);
+    }
+}
+
+/// A path as the analysis names it: without a leading `./`, and on Windows `/`-separated. On
+/// Unix a backslash is an ordinary character of a file name, so it is kept.
 fn normalize(path: &str) -> String {
-    path.trim_start_matches("./").replace('\\', "/")
+    let path = path.trim_start_matches("./");
+    if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_owned()
+    }
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
