@@ -13,7 +13,7 @@
 //! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
 //! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
 //! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
-//! `revision` (a revision's tree and blobs), `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
+//! `revision` (a revision's tree and blobs), `staged` (the index's blobs), `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
 
 mod async_capture;
 mod changeset;
@@ -26,6 +26,7 @@ mod index_cache;
 mod repo;
 mod revision;
 mod snapshot;
+mod staged;
 
 pub use async_capture::{capture_async, capture_paths_async};
 pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
@@ -41,3 +42,4 @@ pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
     capture_with_cancel,
 };
+pub use staged::StagedBlobs;

@@ -118,21 +118,7 @@ impl RevisionTree {
         ) {
             return RevisionBlob::NotAFile;
         }
-        let id = entry.object_id();
-        match self.repo.find_header(id) {
-            Ok(header) if header.size() > limit => {
-                return RevisionBlob::TooLarge {
-                    bytes: header.size(),
-                    limit,
-                };
-            }
-            Ok(_) => {}
-            Err(error) => return RevisionBlob::Unreadable(error.to_string()),
-        }
-        match self.repo.find_object(id) {
-            Ok(object) => RevisionBlob::Bytes(object.detach().data),
-            Err(error) => RevisionBlob::Unreadable(error.to_string()),
-        }
+        read_blob(&self.repo, entry.object_id(), limit)
     }
 
     /// Every file the revision lists (regular and executable blobs), with its blob id.
@@ -161,5 +147,23 @@ impl RevisionTree {
             })
             .map(|entry| (entry.filepath.to_string(), entry.oid))
             .collect())
+    }
+}
+
+/// The blob `id` of `repo`, read only when it is at most `limit` bytes.
+pub(super) fn read_blob(repo: &gix::Repository, id: ObjectId, limit: u64) -> RevisionBlob {
+    match repo.find_header(id) {
+        Ok(header) if header.size() > limit => {
+            return RevisionBlob::TooLarge {
+                bytes: header.size(),
+                limit,
+            };
+        }
+        Ok(_) => {}
+        Err(error) => return RevisionBlob::Unreadable(error.to_string()),
+    }
+    match repo.find_object(id) {
+        Ok(object) => RevisionBlob::Bytes(object.detach().data),
+        Err(error) => RevisionBlob::Unreadable(error.to_string()),
     }
 }
