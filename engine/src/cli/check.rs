@@ -7,8 +7,10 @@
 //! keeps the original text (serde escapes it as JSON).
 
 use super::new_since::{self, PresentAtRev};
+use super::staged;
+use super::targets::WalkOptions;
 use super::{ExitStatus, Output};
-use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
+use crate::analysis::{AnalysisSnapshot, Analyzer, Finding, ScanLimits, SkipReason, SkippedFile};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
 use crate::delivery::{Start, diagnostic_start, finding_start};
@@ -17,9 +19,13 @@ use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = EXIT_STATUS_HELP)]
+// Each flag is an independent command-line switch, not a state.
+#[allow(clippy::struct_excessive_bools)]
 pub struct CheckArgs {
     /// Files to scan (default: the modified, staged and untracked files of the repository around
     /// the current directory, compared to HEAD).
@@ -39,9 +45,40 @@ pub struct CheckArgs {
     /// Report only the findings that were not in their file at REV (a branch, tag or commit):
     /// the same rule with the same whitespace-normalised text, counted per file. Without paths,
     /// also checks the files committed since REV.
-    #[arg(long, value_name = "REV")]
+    #[arg(long, value_name = "REV", conflicts_with = "staged")]
     pub new_since: Option<String>,
+    /// Check the staged content (the index, not the worktree) of the staged TS/TSX files, as a
+    /// pre-commit hook needs; PATHS then only narrow the staged files down.
+    #[arg(long)]
+    pub staged: bool,
+    /// Walk directories without honouring .gitignore, .ignore and git's exclude files (hidden
+    /// files and directories stay skipped).
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Analyze at most N files (default: all); the rest are named as not analyzed.
+    #[arg(long, value_name = "N")]
+    pub max_files: Option<usize>,
+    /// Keep at most N findings (default: all); the number left out is reported.
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
+    /// Skip files larger than BYTES (default: no limit), naming each one.
+    #[arg(long, value_name = "BYTES")]
+    pub max_file_bytes: Option<u64>,
+    /// Accept files that were requested but not analyzed (too large, binary, not UTF-8, an
+    /// unreadable name or file, vanished, not a regular file, past a limit): they are still
+    /// listed as warnings, and the exit status follows the findings instead of being 2.
+    #[arg(long)]
+    pub allow_skipped: bool,
 }
+
+/// The exit statuses, for `check --help`.
+pub const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0  every requested file was analyzed and nothing was reported
+  1  findings were reported
+  2  a usage or configuration error (the rules and policies that loaded still ran and their
+     findings are printed), a policy or the analysis failed, or a requested file was not
+     analyzed (unless --allow-skipped)";
 
 /// One finding as printed by `--json`: 1-based lines and columns (columns in characters).
 #[derive(Serialize)]
@@ -98,6 +135,9 @@ impl<'a> JsonFinding<'a> {
 }
 
 /// Runs `check` from `cwd`.
+///
+/// A broken rule or policy does not stop the run: the rules and policies that loaded run, their
+/// results are printed, every problem is named on stderr and the exit status is 2.
 pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let cwd = args
         .directory
@@ -112,14 +152,6 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
     };
     let config = LoadedConfig::load(&source);
-    if !config.rule_problems.is_empty() {
-        let lines: Vec<String> = config.rule_problems.iter().map(escaped).collect();
-        return out.fail(&format!(
-            "the config at {} has errors:\n{}",
-            source,
-            lines.join("\n")
-        ));
-    }
     let rev = match args
         .new_since
         .as_deref()
@@ -129,34 +161,52 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Some(Ok(tree)) => Some(tree),
         Some(Err(error)) => return out.fail(&error.to_string()),
     };
-    let mut targets = match super::targets::resolve(&cwd, &args.paths) {
-        Ok(targets) => targets,
-        Err(error) => return out.fail(&error.to_string()),
-    };
-    if let (Some(rev), true) = (&rev, args.paths.is_empty()) {
-        match new_since::committed_since(rev) {
-            Ok(committed) => {
-                targets.paths.extend(committed);
-                targets.paths.sort();
-                targets.paths.dedup();
-            }
-            Err(error) => return out.fail(&error.to_string()),
-        }
-    }
-    let mut analyzer = match config.analyzer(default_threads()) {
+    let limits = limits(args);
+    let mut analyzer = match Analyzer::new(
+        source.analyzer_key(),
+        Arc::clone(&config.rules),
+        limits,
+        default_threads(),
+    ) {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
+    let snapshot = if args.staged {
+        let staged = match staged::staged(&cwd, &args.paths, limits.max_file_bytes) {
+            Ok(staged) => staged,
+            Err(error) => return out.fail(&error.to_string()),
+        };
+        let mut not_analyzed = staged.not_analyzed;
+        not_analyzed.extend(staged.unfollowed.into_iter().map(|path| SkippedFile {
+            path,
+            reason: SkipReason::SymlinkNotFollowed,
+        }));
+        with_skipped(analyzer.scan_contents(staged.files), not_analyzed)
+    } else {
+        let walk = WalkOptions {
+            ignore_files: !args.no_ignore,
+        };
+        let mut targets = match super::targets::resolve(&cwd, &args.paths, walk) {
+            Ok(targets) => targets,
+            Err(error) => return out.fail(&error.to_string()),
+        };
+        if let (Some(rev), true) = (&rev, args.paths.is_empty()) {
+            match new_since::committed_since(rev) {
+                Ok(committed) => {
+                    targets.paths.extend(committed);
+                    targets.paths.sort();
+                    targets.paths.dedup();
+                }
+                Err(error) => return out.fail(&error.to_string()),
+            }
+        }
+        for warning in &targets.warnings {
+            out.warn(warning);
+        }
+        let scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        with_skipped(scanned, targets.not_analyzed)
+    };
     let registry = &config.registry;
-    if !registry.problems().is_empty() {
-        let lines: Vec<String> = registry.problems().iter().map(escaped).collect();
-        return out.fail(&format!(
-            "the policies at {} have errors:\n{}",
-            source,
-            lines.join("\n")
-        ));
-    }
-    let snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
     let present = rev.map(|rev| {
         let present = new_since::present_at(&rev, &analyzer, &snapshot);
@@ -170,7 +220,56 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
         present
     });
-    report(&snapshot, &run, present.as_ref(), args, out)
+    let status = report(&snapshot, &run, present.as_ref(), args, out);
+    if config.rule_problems.is_empty() && registry.problems().is_empty() {
+        return status;
+    }
+    for problem in &config.rule_problems {
+        out.fail(&problem.to_string());
+    }
+    for problem in registry.problems() {
+        out.fail(&problem.to_string());
+    }
+    out.fail(&format!(
+        "the config at {source} has {} that did not load; the rules and policies that loaded ran",
+        count(
+            config.rule_problems.len() + registry.problems().len(),
+            "file or rule",
+            "files or rules"
+        )
+    ))
+}
+
+/// The scan limits: none unless given as flags (the Pi wave keeps [`ScanLimits::default`]).
+fn limits(args: &CheckArgs) -> ScanLimits {
+    let unlimited = ScanLimits::unlimited();
+    ScanLimits {
+        max_file_bytes: args.max_file_bytes.unwrap_or(unlimited.max_file_bytes),
+        max_files: args.max_files.unwrap_or(unlimited.max_files),
+        max_findings: args.max_findings.unwrap_or(unlimited.max_findings),
+    }
+}
+
+/// `snapshot` with `extra` (requested files that never reached the analysis) among its skipped
+/// files, so the policies, the report and the exit status see them like any other.
+fn with_skipped(snapshot: Arc<AnalysisSnapshot>, extra: Vec<SkippedFile>) -> Arc<AnalysisSnapshot> {
+    if extra.is_empty() {
+        return snapshot;
+    }
+    let mut snapshot = Arc::unwrap_or_clone(snapshot);
+    snapshot
+        .paths
+        .extend(extra.iter().map(|skipped| skipped.path.clone()));
+    snapshot.paths.sort();
+    snapshot.paths.dedup();
+    snapshot.skipped.extend(extra);
+    snapshot.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Arc::new(snapshot)
+}
+
+/// `n` and the noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn default_threads() -> usize {
@@ -257,8 +356,9 @@ fn report(
     }
     if snapshot.omitted_findings > 0 {
         out.warn(&format!(
-            "{} more findings omitted (limit reached)",
-            snapshot.omitted_findings
+            "{} more findings omitted (the --max-findings limit of {})",
+            snapshot.omitted_findings,
+            args.max_findings.unwrap_or_default()
         ));
     }
     if let Some(failure) = &snapshot.failure {
@@ -274,12 +374,25 @@ fn report(
             failures.join("\n")
         ));
     }
-    if snapshot
+    // A symlink a walk met is not followed by design (its target, when inside the walk, is
+    // analyzed under its own name); anything else requested and not analyzed fails the run.
+    let not_analyzed = snapshot
         .skipped
         .iter()
-        .any(|s| matches!(s.reason, SkipReason::Unreadable { .. }))
-    {
-        return out.fail("some files could not be read; the scan is incomplete");
+        .filter(|s| s.reason != SkipReason::SymlinkNotFollowed)
+        .count();
+    if !args.allow_skipped && (not_analyzed > 0 || snapshot.omitted_findings > 0) {
+        let what = match (not_analyzed, snapshot.omitted_findings) {
+            (0, _) => "findings were left out".to_owned(),
+            (files, 0) => format!("{} not analyzed", count(files, "file was", "files were")),
+            (files, _) => format!(
+                "{} not analyzed and findings were left out",
+                count(files, "file was", "files were")
+            ),
+        };
+        return out.fail(&format!(
+            "the check is incomplete: {what}; pass --allow-skipped to accept that"
+        ));
     }
     if lines.is_empty() && snapshot.omitted_findings == 0 {
         ExitStatus::Clean

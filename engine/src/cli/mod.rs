@@ -5,6 +5,7 @@ pub mod check;
 pub mod doctor;
 pub mod init;
 mod new_since;
+mod staged;
 mod targets;
 pub mod test;
 

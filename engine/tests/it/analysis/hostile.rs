@@ -231,13 +231,17 @@ fn check_on_a_named_fifo_or_symlink_to_one_returns_and_names_it() {
     symlink("../pipe", &root.join("src/x.ts"));
 
     let (code, stdout, stderr) = check(root, &["--builtin", "src/pipe.ts", "src/x.ts"]);
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        code, 2,
+        "named files that were not analyzed fail the check: {stderr}"
+    );
     assert_eq!(stdout, "");
     assert_eq!(
         stderr.lines().collect::<Vec<_>>(),
         [
             "pi-native-hooks: warning: src/pipe.ts: not analyzed: a FIFO, not a regular file",
             "pi-native-hooks: warning: src/x.ts: not analyzed: a symlink to a FIFO, not to a regular file",
+            "pi-native-hooks: error: the check is incomplete: 2 files were not analyzed; pass --allow-skipped to accept that",
         ]
     );
 }
@@ -254,7 +258,7 @@ fn check_finds_an_untracked_symlink_to_a_fifo_through_git_and_names_it() {
     write(root, "src/bang.ts", BANG);
 
     let (code, stdout, stderr) = check(root, &["--builtin"]);
-    assert_eq!(code, 1, "the finding in src/bang.ts: {stderr}");
+    assert_eq!(code, 2, "three files not analyzed: {stderr}");
     assert!(stdout.starts_with("src/bang.ts:2:"), "{stdout}");
     assert_eq!(
         stderr.lines().collect::<Vec<_>>(),
@@ -262,6 +266,7 @@ fn check_finds_an_untracked_symlink_to_a_fifo_through_git_and_names_it() {
             "pi-native-hooks: warning: src/pipe.ts: not analyzed: a FIFO, not a regular file",
             "pi-native-hooks: warning: src/x.ts: not analyzed: a symlink to a FIFO, not to a regular file",
             "pi-native-hooks: warning: src/zero.ts: not analyzed: a symlink leading outside the repository",
+            "pi-native-hooks: error: the check is incomplete: 3 files were not analyzed; pass --allow-skipped to accept that",
         ]
     );
 }
@@ -277,7 +282,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
     symlink("real.ts", &root.join("src/link.ts"));
 
     let (code, stdout, stderr) = check(root, &["--builtin", "src"]);
-    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(code, 2, "the FIFO was not analyzed: {stderr}");
     assert_eq!(
         stdout
             .lines()
@@ -293,6 +298,8 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
             "pi-native-hooks: warning: src/link.ts: not analyzed: a symlink, not followed by a directory walk (name it to analyze its target)",
             "pi-native-hooks: warning: src/pipe.ts: not analyzed: a FIFO, not a regular file",
             "pi-native-hooks: warning: src/x.ts: not analyzed: a symlink, not followed by a directory walk (name it to analyze its target)",
+            // Unfollowed symlinks are a walk's choice, not a failure: only the FIFO counts.
+            "pi-native-hooks: error: the check is incomplete: 1 file was not analyzed; pass --allow-skipped to accept that",
         ]
     );
 
@@ -324,12 +331,26 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
     huge.set_len(4 << 30).expect("sparse 4 GiB");
     drop(huge);
 
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
-    assert_eq!(code, 0, "{stderr}");
+    // With a size limit given, it is never opened.
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--max-file-bytes", "1048576"]);
+    assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
-        stderr.trim_end(),
-        "pi-native-hooks: warning: src/huge.ts: not analyzed: 4294967296 bytes is over the 1048576-byte limit"
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "pi-native-hooks: warning: src/huge.ts: not analyzed: 4294967296 bytes is over the 1048576-byte limit",
+            "pi-native-hooks: error: the check is incomplete: 1 file was not analyzed; pass --allow-skipped to accept that",
+        ]
+    );
+
+    // Without one (the default), its first chunk holds a NUL byte: binary, and the remaining
+    // 4 GiB are never read.
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with("pi-native-hooks: warning: src/huge.ts: not analyzed: binary file\n"),
+        "{stderr}"
     );
 }
 

@@ -2,5 +2,6 @@
 //! commands `init`, `doctor` and `test`.
 
 mod check;
+mod fail_closed;
 mod parity;
 mod policy_commands;
