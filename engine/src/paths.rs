@@ -16,9 +16,8 @@ use std::path::{Component, Path};
 ///
 /// Names that are not valid UTF-8: a `RepoPath` is text, so [`RepoPath::from_relative`] writes
 /// such a component lossily (U+FFFD). Files with such names never reach analysis by this path:
-/// the file snapshot reports them by name as not analyzable
-/// ([`SkipReason::NotUtf8`](crate::analysis::SkipReason::NotUtf8)) and the config root refuses
-/// to load them; the lossy form only names them.
+/// `check` names a TS/TSX one as not analyzed ("the file name is not valid UTF-8") and the config
+/// root refuses to load them; the lossy form only names them.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct RepoPath(String);

@@ -1,6 +1,10 @@
-//! `pi-native-hooks check`: scan the changed TS/TSX files of a repository (or the given paths)
-//! once, run the diagnostic policies over that one snapshot, and print what they report plus any
-//! finding no policy covers, as a pre-commit or CI step.
+//! `pi-native-hooks check`: scan the changed TS/TSX files of a repository (or the given paths, or
+//! with `--staged` the index's content) once, run the diagnostic policies over that one snapshot,
+//! and print what they report plus any finding no policy covers, as a pre-commit or CI step.
+//!
+//! It fails closed: no limit applies unless given as a flag, every requested file that was not
+//! analyzed is named and makes the exit status 2 (unless `--allow-skipped`), and a rule or policy
+//! that does not load is named with its file and line while the others still run (exit 2).
 //!
 //! Human output is one line per result with file names, messages and reasons escaped
 //! ([`crate::text`]), so a file name cannot forge a result line or drive the terminal; `--json`
@@ -152,6 +156,8 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
     };
     let config = LoadedConfig::load(&source);
+    // Named first, so that a later usage error cannot hide them.
+    let broken = report_config_problems(&config, out);
     let rev = match args
         .new_since
         .as_deref()
@@ -221,23 +227,29 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         present
     });
     let status = report(&snapshot, &run, present.as_ref(), args, out);
-    if config.rule_problems.is_empty() && registry.problems().is_empty() {
-        return status;
+    if broken { ExitStatus::Error } else { status }
+}
+
+/// Names every rule and policy of `config` that did not load, each with its file (and line where
+/// the parser gives one); `true` if there was any.
+fn report_config_problems(config: &LoadedConfig, out: &mut Output<'_>) -> bool {
+    let source = &config.source;
+    if !config.rule_problems.is_empty() {
+        let lines: Vec<String> = config.rule_problems.iter().map(escaped).collect();
+        out.fail(&format!(
+            "the config at {source} has errors; the rules that loaded still run:\n{}",
+            lines.join("\n")
+        ));
     }
-    for problem in &config.rule_problems {
-        out.fail(&problem.to_string());
+    let problems = config.registry.problems();
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems.iter().map(escaped).collect();
+        out.fail(&format!(
+            "the policies at {source} have errors; the policies that loaded still run:\n{}",
+            lines.join("\n")
+        ));
     }
-    for problem in registry.problems() {
-        out.fail(&problem.to_string());
-    }
-    out.fail(&format!(
-        "the config at {source} has {} that did not load; the rules and policies that loaded ran",
-        count(
-            config.rule_problems.len() + registry.problems().len(),
-            "file or rule",
-            "files or rules"
-        )
-    ))
+    !config.rule_problems.is_empty() || !problems.is_empty()
 }
 
 /// The scan limits: none unless given as flags (the Pi wave keeps [`ScanLimits::default`]).
