@@ -234,6 +234,11 @@ mod tests {
         assert_eq!(at(&error), (Some(1), Some(17)), "{error:?}");
         let error = compile_error("fn f(foo) {\n  let x = foo\n  x\n}\n");
         assert_eq!(at(&error), (Some(2), Some(14)), "{error:?}");
+        // An unclosed call: Rhai names the `}` on the next line.
+        let error = compile_error(
+            "fn evaluate(snapshot) {\n    snapshot.findings.map(|f| f.to_diagnostic(\"x\")\n}",
+        );
+        assert_eq!(at(&error), (Some(2), Some(51)), "{error:?}");
     }
 
     #[test]

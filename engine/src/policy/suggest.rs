@@ -1,10 +1,12 @@
 //! Did-you-mean: the known name closest to an unknown one, for policy ids, Rhai variables and
 //! properties, and fixture keys. Only a likely typo is suggested; an unrelated name gets nothing.
 
-/// How similar (Jaro-Winkler, 0 to 1) a candidate must be to count as a likely typo: `RULE` and
-/// `RULES` score 0.96, `lin` and `line` 0.93, `fils` and `files` 0.95, while unrelated names such
-/// as `path` and `line` score 0.5.
-pub const MIN_SIMILARITY: f64 = 0.8;
+/// How similar a candidate must be to count as a likely typo, as normalized Damerau-Levenshtein
+/// similarity (1 minus edits over the longer length): `RULE`/`RULES` and `fils`/`files` score 0.8,
+/// `lin`/`line` 0.75, `typescript-no-debuger`/`typescript-no-debugger` 0.95, while
+/// `typescript-no-dynamic-import`/`typescript-no-explicit-any` score 0.5. (Jaro-Winkler rewards a
+/// shared prefix, which every `typescript-no-` id has, so it is not used.)
+pub const MIN_SIMILARITY: f64 = 0.7;
 
 /// The candidate most similar to `unknown` (case-insensitively), when it is at least
 /// [`MIN_SIMILARITY`] similar; `unknown` itself is never suggested. Ties go to the first.
@@ -18,7 +20,7 @@ pub fn closest<'a>(
         if candidate == unknown {
             continue;
         }
-        let score = strsim::jaro_winkler(&wanted, &candidate.to_lowercase());
+        let score = strsim::normalized_damerau_levenshtein(&wanted, &candidate.to_lowercase());
         if score >= MIN_SIMILARITY && best.is_none_or(|(top, _)| score > top) {
             best = Some((score, candidate));
         }
@@ -49,6 +51,14 @@ mod tests {
                 ["typescript-no-debugger", "typescript-no-any"]
             ),
             Some("typescript-no-debugger")
+        );
+        assert_eq!(closest("lien", ["path", "line"]), Some("line"));
+        assert_eq!(
+            closest(
+                "typescript-no-dynamic-import",
+                ["typescript-no-explicit-any"]
+            ),
+            None
         );
         assert_eq!(closest("zzz", ["path", "line"]), None);
         assert_eq!(closest("line", ["line"]), None, "never the name itself");

@@ -167,7 +167,7 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
         false,
     );
     assert!(
-        matches!(&changed.files[0].snapshot, SnapshotStatus::Differs { actual, .. } if actual.contains("delete it")),
+        matches!(&changed.files[0].snapshot, SnapshotStatus::Differs { diff } if diff.contains("\n-  guidance: remove it\n") && diff.contains("\n+  guidance: delete it\n")),
         "{}",
         describe(&changed)
     );
@@ -187,7 +187,7 @@ fn noisy_and_missing_policies_are_reported() {
         true,
     );
     assert_eq!(report.files[0].cases[0].outcome().as_str(), "missing");
-    assert_eq!(report.files[0].cases[0].missing, ["a.ts:2 rule-a"]);
+    assert_eq!(report.files[0].cases[0].missing, ["a.ts:2:1 rule-a"]);
     assert!(!report.passed());
 
     // Noisy policy: reports a marker the fixture says is acceptable.
@@ -213,7 +213,10 @@ fn noisy_and_missing_policies_are_reported() {
         "{}",
         describe(&report)
     );
-    assert_eq!(report.files[0].cases[1].noisy, ["b.ts:1 rule-a"]);
+    assert_eq!(
+        report.files[0].cases[1].noisy,
+        ["b.ts:1:4 rule-a: bad marker"]
+    );
 }
 
 #[test]
@@ -231,7 +234,7 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
         empty
             .problems
             .iter()
-            .any(|p| p.contains("no policy tests found")),
+            .any(|p| p.message.contains("no policy tests found")),
         "{empty:?}"
     );
     assert_eq!(empty.untested, ["markers"]);
@@ -249,17 +252,16 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     );
     assert!(!report.passed());
     assert!(
-        report
-            .problems
-            .iter()
-            .any(|p| p.contains("ghost.yml: names unknown policy \"ghost\"")),
+        report.problems.iter().any(|p| p
+            .message
+            .contains("ghost.yml: names unknown policy \"ghost\"")),
         "{report:?}"
     );
     assert!(
         report
             .problems
             .iter()
-            .any(|p| p.contains("typo.yml") && p.contains("fils")),
+            .any(|p| p.message.contains("typo.yml") && p.message.contains("fils")),
         "{report:?}"
     );
 
