@@ -14,6 +14,10 @@ pub const FIXTURE_DIR: &str = "policies/tests";
 /// One fixture file.
 #[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
+#[schemars(
+    title = "pi-native-hooks policy fixture",
+    description = "The cases `pi-native-hooks test` runs one policy on (policies/tests/<id>.yml)."
+)]
 pub struct FixtureFile {
     /// The id of the policy under test.
     pub policy: String,
@@ -61,9 +65,11 @@ pub struct ExpectedDiagnostic {
     /// The source file's path, as the case's `files` names it.
     pub path: String,
     /// The 1-based line.
+    #[schemars(range(min = 1))]
     pub line: usize,
     /// The 1-based column, if it matters.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub column: Option<usize>,
 }
 
