@@ -450,7 +450,7 @@ fn unknown_policy_hint(registry: &PolicyRegistry, id: &str) -> String {
         .iter()
         .find(|problem| problem.path.file_stem().is_some_and(|stem| stem == id));
     match failed {
-        Some(problem) => format!(" ({} failed to load, see below)", problem.path.display()),
+        Some(problem) => format!(" (its file {} failed to load)", problem.path.display()),
         None => did_you_mean(
             id,
             registry.policies().iter().map(|p| p.contract.id.as_str()),
