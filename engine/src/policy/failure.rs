@@ -86,7 +86,7 @@ impl fmt::Display for PolicyProblem {
 }
 
 /// `line:column`, or `line` when the column is not known.
-fn at(line: usize, column: Option<usize>) -> String {
+fn at(line: usize, column: Option<u32>) -> String {
     match column {
         Some(column) => format!("{line}:{column}"),
         None => line.to_string(),

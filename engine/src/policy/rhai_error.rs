@@ -18,10 +18,13 @@ use rhai::{Engine, EvalAltResult, ParseErrorType, Position, Token};
 use std::fmt::Write as _;
 
 /// A 1-based line and column in a policy file.
-pub(super) type LineColumn = (Option<usize>, Option<usize>);
+pub(super) type LineColumn = (Option<usize>, Option<u32>);
 
 fn line_column(position: Position) -> LineColumn {
-    (position.line(), position.position())
+    (
+        position.line(),
+        position.position().and_then(|c| u32::try_from(c).ok()),
+    )
 }
 
 /// Where a compile error is: just after the previous token for a missing token, Rhai's position
@@ -42,7 +45,7 @@ pub(super) fn compile_position(
     let (Some(line), column) = reported else {
         return reported;
     };
-    let at = (line, column.unwrap_or(0));
+    let at = (line, column.map_or(0, |c| c as usize));
     let previous = tokens(engine, source)
         .into_iter()
         .take_while(|(_, pos)| (pos.line().unwrap_or(0), pos.position().unwrap_or(0)) < at)
@@ -58,7 +61,7 @@ pub(super) fn compile_position(
     };
     (
         Some(prev_line),
-        Some(token_end(text, prev_column - 1, &token) + 1),
+        u32::try_from(token_end(text, prev_column - 1, &token) + 1).ok(),
     )
 }
 
@@ -216,7 +219,7 @@ mod tests {
         Sandbox::default().compile(script).unwrap_err()
     }
 
-    fn at(error: &RunError) -> (Option<usize>, Option<usize>) {
+    fn at(error: &RunError) -> (Option<usize>, Option<u32>) {
         match error {
             RunError::Script { line, column, .. } => (*line, *column),
             other => panic!("not a script error: {other:?}"),

@@ -50,8 +50,9 @@ pub enum RunError {
         message: String,
         /// The 1-based script line, when known.
         line: Option<usize>,
-        /// The 1-based column (in characters), when known.
-        column: Option<usize>,
+        /// The 1-based column (in characters), when known. (`u32`, as Rhai counts at most
+        /// `u16::MAX`, keeps the error small.)
+        column: Option<u32>,
     },
     /// The interpreter panicked; the panic was contained.
     #[error("the interpreter panicked: {0}")]
@@ -509,16 +510,19 @@ fn line_of(error: &EvalAltResult) -> Option<usize> {
 }
 
 /// The column that goes with [`line_of`]'s line.
-fn column_of(error: &EvalAltResult) -> Option<usize> {
+fn column_of(error: &EvalAltResult) -> Option<u32> {
     match error {
         EvalAltResult::ErrorInFunctionCall(_, _, inner, position) => {
             if line_of(inner).is_some() {
                 column_of(inner)
             } else {
-                position.position()
+                position.position().and_then(|c| u32::try_from(c).ok())
             }
         }
-        other => other.position().position(),
+        other => other
+            .position()
+            .position()
+            .and_then(|c| u32::try_from(c).ok()),
     }
 }
 

@@ -478,7 +478,7 @@ fn load_problem(registry: &PolicyRegistry, problem: &PolicyProblem) -> TestProbl
                 ..
             }),
             Some(source),
-        ) => code_frame(&name, source, *line, *column, "")
+        ) => code_frame(&name, source, *line, column.map(|c| c as usize), "")
             .into_iter()
             .collect(),
         (
@@ -533,7 +533,7 @@ fn failure_frame(registry: &PolicyRegistry, failure: &PolicyFailure) -> Option<S
             line: Some(line),
             column,
             ..
-        }) => (*line, *column),
+        }) => (*line, column.map(|c| c as usize)),
         FailureReason::Run(RunError::Limit {
             line: Some(line), ..
         }) => (*line, None),
