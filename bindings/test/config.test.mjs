@@ -71,7 +71,7 @@ test("a broken, a looping and a group-writable policy: siblings still deliver, r
 
   const doctor = (await command(started, "/hooks-doctor")).join("\n");
   const policies = join(root, "policies");
-  assert.match(doctor, new RegExp(`failed: ${policies}/broken-syntax\\.rhai:8: does not compile: `), "the syntax error, with file and line");
+  assert.match(doctor, new RegExp(`failed: ${policies}/broken-syntax\\.rhai:7:51: does not compile: `), "the syntax error, with file and line");
   assert.ok(
     doctor.includes(`failed: ${policies}/group-writable.rhai: mode 0620 lets group or others write it; run \`chmod go-w\` on it`),
     "the group-writable file, with the fix",

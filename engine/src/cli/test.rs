@@ -1,9 +1,14 @@
-//! `pi-native-hooks test [--config DIR] [--update]`: run every policy's fixtures through the real
-//! analyzer and print pass / noisy / missing per case, snapshot differences and problems.
+//! `pi-native-hooks test [--config DIR] [--filter ID] [--update]`: run the policies' fixtures
+//! through the real analyzer and print pass / noisy / missing per case, each snapshot mismatch as
+//! a unified diff, every problem with its code frame, and a summary that counts each kind of
+//! failure.
 
 use super::{ExitStatus, Output};
 use crate::config::ConfigSource;
-use crate::policy::testing::{SnapshotStatus, TestReport, run_fixtures};
+use crate::ids::PolicyId;
+use crate::policy::PolicyRegistry;
+use crate::policy::suggest::did_you_mean;
+use crate::policy::testing::{RunOptions, SnapshotStatus, TestReport, run_fixtures_with};
 use crate::setup::LoadedConfig;
 use crate::text::escape_lines;
 use std::fmt::Write;
@@ -15,6 +20,9 @@ pub struct TestArgs {
     /// Test this config root instead of the personal one.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
+    /// Run only the fixtures of the policy with this id.
+    #[arg(long, value_name = "ID")]
+    pub filter: Option<String>,
     /// Rewrite the snapshots of rendered results instead of comparing them.
     #[arg(long)]
     pub update: bool,
@@ -42,12 +50,23 @@ pub fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
             lines.join("\n")
         ));
     }
+    let filter = args.filter.as_deref().map(PolicyId::from);
+    if let Some(id) = &filter
+        && config.registry.policy(id.as_str()).is_none()
+    {
+        return out.fail(&unknown_filter(id, &config.registry));
+    }
     let mut analyzer = match config.analyzer(1) {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let report = run_fixtures(&root, &config.registry, &mut analyzer, args.update);
-    // Case names, findings and errors come from fixture and policy files: escaped line by line.
+    let options = RunOptions {
+        update: args.update,
+        filter,
+    };
+    let report = run_fixtures_with(&root, &config.registry, &mut analyzer, &options);
+    // Case names, findings, errors and frames come from fixture and policy files: escaped line
+    // by line.
     let _ = out
         .stdout
         .write_all(escape_lines(&render(&report)).as_bytes());
@@ -61,17 +80,55 @@ pub fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     }
 }
 
+/// `--filter` named no loaded policy: the closest id, every loaded id, and the files that failed
+/// to load (one of them may be the policy meant).
+fn unknown_filter(id: &PolicyId, registry: &PolicyRegistry) -> String {
+    let ids: Vec<&str> = registry
+        .policies()
+        .iter()
+        .map(|p| p.contract.id.as_str())
+        .collect();
+    let mut message = format!(
+        "--filter: no loaded policy has the id {:?}{}",
+        id.as_str(),
+        did_you_mean(id.as_str(), ids.iter().copied())
+    );
+    if ids.is_empty() {
+        message.push_str("\nno policy is loaded");
+    } else {
+        let _ = write!(message, "\nloaded policies: {}", ids.join(", "));
+    }
+    if !registry.problems().is_empty() {
+        let _ = write!(
+            message,
+            "\n{} policy file(s) failed to load (run `test` without --filter for details):",
+            registry.problems().len()
+        );
+        for problem in registry.problems() {
+            let _ = write!(message, "\n  {}", problem.path.display());
+        }
+    }
+    message
+}
+
+/// `text` with every line indented by `prefix`.
+fn indent(text: &str, prefix: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                "\n".to_owned()
+            } else {
+                format!("{prefix}{line}\n")
+            }
+        })
+        .collect()
+}
+
 fn render(report: &TestReport) -> String {
     let mut text = String::new();
-    let (mut passed, mut failed) = (0, 0);
     for file in &report.files {
         let _ = writeln!(text, "{} ({})", file.policy, file.path.display());
         for case in &file.cases {
-            if case.passed() {
-                passed += 1;
-            } else {
-                failed += 1;
-            }
             let _ = writeln!(text, "  {:<13} {}", case.outcome().as_str(), case.name);
             for item in &case.noisy {
                 let _ = writeln!(text, "      unexpected: {item}");
@@ -82,31 +139,31 @@ fn render(report: &TestReport) -> String {
             if let Some(error) = &case.error {
                 let _ = writeln!(text, "      error: {error}");
             }
-        }
-        let _ = match &file.snapshot {
-            SnapshotStatus::Matches => writeln!(text, "  snapshot matches"),
-            SnapshotStatus::Updated => writeln!(text, "  snapshot updated"),
-            SnapshotStatus::Missing => {
-                writeln!(text, "  snapshot missing: run with --update and review it")
+            if let Some(frame) = &case.error_frame {
+                text.push_str(&indent(frame, "      "));
             }
-            SnapshotStatus::Differs {
-                line,
-                expected,
-                actual,
-            } => writeln!(
-                text,
-                "  snapshot differs at line {line}:\n    - {expected}\n    + {actual}\n  review, then run with --update"
-            ),
-            SnapshotStatus::Failed(error) => writeln!(text, "  snapshot failed: {error}"),
-        };
+        }
+        match &file.snapshot {
+            SnapshotStatus::Matches => text.push_str("  snapshot matches\n"),
+            SnapshotStatus::Updated => text.push_str("  snapshot updated\n"),
+            SnapshotStatus::Missing => {
+                text.push_str("  snapshot missing: run with --update and review it\n");
+            }
+            SnapshotStatus::Differs { diff } => {
+                text.push_str("  snapshot differs (review the diff, then run with --update):\n");
+                text.push_str(&indent(diff, "    "));
+            }
+            SnapshotStatus::Failed(error) => {
+                let _ = writeln!(text, "  snapshot failed: {error}");
+            }
+        }
     }
     for problem in &report.problems {
-        let _ = writeln!(text, "problem: {problem}");
+        let _ = writeln!(text, "problem: {}", problem.message);
+        if let Some(frame) = &problem.frame {
+            text.push_str(&indent(frame, "  "));
+        }
     }
-    let verdict = if report.passed() { "ok" } else { "FAILED" };
-    let _ = writeln!(
-        text,
-        "policy tests {verdict}: {passed} cases passed, {failed} cases failed"
-    );
+    let _ = writeln!(text, "{}", report.summary());
     text
 }

@@ -279,9 +279,13 @@ fn check_known(consts: &BTreeMap<String, Literal>, kind_fields: &[&str], problem
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ");
+            let hint = super::suggest::did_you_mean(
+                name,
+                COMMON_FIELDS.iter().chain(kind_fields).copied(),
+            );
             problems.at(
                 literal.line,
-                format!("unknown field `{name}` (allowed: {allowed})"),
+                format!("unknown field `{name}` (allowed: {allowed}){hint}"),
             );
         }
     }

@@ -51,8 +51,13 @@ impl fmt::Display for PolicyProblem {
             ProblemReason::Compile(RunError::Script {
                 message,
                 line: Some(line),
+                column,
             }) => {
-                write!(f, "{path}:{line}: does not compile: {message}")
+                write!(
+                    f,
+                    "{path}:{}: does not compile: {message}",
+                    at(*line, *column)
+                )
             }
             ProblemReason::Compile(error) => write!(f, "{path}: does not compile: {error}"),
             ProblemReason::Contract(errors) => {
@@ -77,6 +82,14 @@ impl fmt::Display for PolicyProblem {
                 )
             }
         }
+    }
+}
+
+/// `line:column`, or `line` when the column is not known.
+fn at(line: usize, column: Option<u32>) -> String {
+    match column {
+        Some(column) => format!("{line}:{column}"),
+        None => line.to_string(),
     }
 }
 
@@ -110,8 +123,13 @@ impl fmt::Display for PolicyFailure {
             FailureReason::Run(RunError::Script {
                 message,
                 line: Some(line),
+                column,
             }) => {
-                write!(f, "{path}:{line}: `{function}` failed: {message}")
+                write!(
+                    f,
+                    "{path}:{}: `{function}` failed: {message}",
+                    at(*line, *column)
+                )
             }
             FailureReason::Run(error) => write!(f, "{path}: `{function}` failed: {error}"),
             FailureReason::Malformed(message) => {

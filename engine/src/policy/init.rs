@@ -1,5 +1,5 @@
 //! `pi-native-hooks init`: lays down the personal config root with the built-in pack (sgconfig,
-//! rules, diagnostic policies and their fixtures), plus the verification policy proposed for the
+//! rules, diagnostic policies, their fixtures and the fixtures' JSON Schema), plus the verification policy proposed for the
 //! project init runs in when there is one ([`InitPlan::with_policy`]; the proposal itself is
 //! `verification::proposal`'s). Lists every entry first, creates only missing ones (directories
 //! 0700, files 0600), never overwrites, and removes what it created if a step fails.
@@ -71,7 +71,13 @@ impl InitPlan {
             root.join("sgconfig.yml"),
             InitContent::File(SGCONFIG.to_owned()),
         ));
-        for dir in ["ast-grep", "ast-grep/rules", "policies", "policies/tests"] {
+        for dir in [
+            "ast-grep",
+            "ast-grep/rules",
+            "policies",
+            "policies/tests",
+            "schemas",
+        ] {
             entries.push(entry(root.join(dir), InitContent::Dir));
         }
         let files = RULE_FILES
@@ -86,7 +92,11 @@ impl InitPlan {
                 builtin::FIXTURE_FILES
                     .iter()
                     .map(|(name, text)| (format!("policies/tests/{name}"), *text)),
-            );
+            )
+            .chain(std::iter::once((
+                builtin::FIXTURE_SCHEMA.0.to_owned(),
+                builtin::FIXTURE_SCHEMA.1,
+            )));
         for (relative, text) in files {
             entries.push(entry(
                 root.join(relative),

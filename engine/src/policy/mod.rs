@@ -19,9 +19,11 @@ mod literal;
 mod natives;
 pub mod registry;
 mod rhai_api;
+mod rhai_error;
 pub mod run;
 pub mod sandbox;
 pub mod source;
+pub mod suggest;
 pub mod testing;
 pub mod view;
 

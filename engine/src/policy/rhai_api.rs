@@ -8,6 +8,27 @@ use super::natives;
 use super::view::{FindingView, SnapshotView, one_based};
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
+/// The getters of each type a policy reads, by the type's script name: what an unknown property
+/// is compared with for a did-you-mean. A test checks each one against the registered getters.
+pub(super) const PROPERTIES: &[(&str, &[&str])] = &[
+    ("Snapshot", &["findings", "analyzer", "paths", "complete"]),
+    (
+        "Finding",
+        &[
+            "rule",
+            "severity",
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "message",
+            "note",
+            "text_hash",
+        ],
+    ),
+];
+
 fn text(value: &str) -> ImmutableString {
     value.into()
 }
@@ -110,4 +131,53 @@ fn register_views(engine: &mut Engine) {
                 finding.rule
             )
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PROPERTIES;
+    use crate::analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+    use crate::cancel::CancelToken;
+    use crate::policy::Sandbox;
+    use crate::policy::view::SnapshotView;
+    use std::sync::Arc;
+
+    #[test]
+    fn every_listed_property_is_a_registered_getter() {
+        let finding = Finding {
+            rule: "r".into(),
+            severity: Severity::Warning,
+            message: "m".to_owned(),
+            note: None,
+            path: "a.ts".to_owned(),
+            range: SourceRange {
+                start: Position { line: 0, column: 0 },
+                end: Position { line: 0, column: 1 },
+            },
+            text_hash: "0".to_owned(),
+        };
+        let snapshot = Arc::new(AnalysisSnapshot {
+            findings: vec![finding],
+            ..AnalysisSnapshot::default()
+        });
+        let sandbox = Sandbox::default();
+        for (type_name, properties) in PROPERTIES {
+            for property in *properties {
+                let target = if *type_name == "Snapshot" {
+                    "s"
+                } else {
+                    "s.findings[0]"
+                };
+                let script = format!("fn f(s) {{ {target}.{property} }}");
+                let ast = sandbox.compile(&script).unwrap();
+                let view = SnapshotView::new(Arc::clone(&snapshot), &["r".into()]);
+                let output = sandbox.call(&ast, "f", (view,), &CancelToken::new());
+                assert!(
+                    output.result.is_ok(),
+                    "{type_name}.{property}: {:?}",
+                    output.result
+                );
+            }
+        }
+    }
 }

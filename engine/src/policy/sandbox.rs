@@ -10,6 +10,7 @@ pub use super::limits::SandboxLimits;
 use super::limits::{MAX_MESSAGE_BYTES, bounded};
 use super::natives::{LimitHit, limit_hit};
 use super::rhai_api;
+use super::rhai_error;
 use crate::cancel::CancelToken;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
@@ -44,10 +45,14 @@ pub enum RunError {
     /// The script threw or hit a runtime error (unknown function, type mismatch, ...).
     #[error("{message}{}", at_line(*line))]
     Script {
-        /// Rhai's message.
+        /// Rhai's message (without its position), with a did-you-mean for an unknown variable or
+        /// property.
         message: String,
         /// The 1-based script line, when known.
         line: Option<usize>,
+        /// The 1-based column (in characters), when known. (`u32`, as Rhai counts at most
+        /// `u16::MAX`, keeps the error small.)
+        column: Option<u32>,
     },
     /// The interpreter panicked; the panic was contained.
     #[error("the interpreter panicked: {0}")]
@@ -298,10 +303,20 @@ impl Sandbox {
                     line: error.position().line(),
                 })
             }
-            Ok(Err(error)) => Err(RunError::Script {
-                message: display_bounded(error.err_type()),
-                line: error.position().line(),
-            }),
+            Ok(Err(error)) => {
+                let (line, column) = rhai_error::compile_position(
+                    &self.engine,
+                    source,
+                    error.err_type(),
+                    error.position(),
+                );
+                let hint = rhai_error::compile_hint(&self.engine, source, error.err_type());
+                Err(RunError::Script {
+                    message: format!("{}{hint}", display_bounded(error.err_type())),
+                    line,
+                    column,
+                })
+            }
             Err(payload) => Err(RunError::Panic(panic_message(payload.as_ref()))),
         }
     }
@@ -494,6 +509,23 @@ fn line_of(error: &EvalAltResult) -> Option<usize> {
     }
 }
 
+/// The column that goes with [`line_of`]'s line.
+fn column_of(error: &EvalAltResult) -> Option<u32> {
+    match error {
+        EvalAltResult::ErrorInFunctionCall(_, _, inner, position) => {
+            if line_of(inner).is_some() {
+                column_of(inner)
+            } else {
+                position.position().and_then(|c| u32::try_from(c).ok())
+            }
+        }
+        other => other
+            .position()
+            .position()
+            .and_then(|c| u32::try_from(c).ok()),
+    }
+}
+
 fn classify(error: &EvalAltResult) -> RunError {
     let cause = root_cause(error);
     let line = line_of(error);
@@ -511,8 +543,13 @@ fn classify(error: &EvalAltResult) -> RunError {
         EvalAltResult::ErrorTooManyVariables(_) => limit("variables"),
         EvalAltResult::ErrorDataTooLarge(what, _) => limit(&what.to_lowercase()),
         other => RunError::Script {
-            message: display_bounded(other),
+            message: format!(
+                "{}{}",
+                rhai_error::without_position(display_bounded(other), other.position()),
+                rhai_error::runtime_hint(other)
+            ),
             line,
+            column: column_of(error),
         },
     }
 }

@@ -3,13 +3,15 @@
 //! (silent on invalid input), plus a snapshot of the rendered results that `--update` rewrites.
 
 pub mod fixture;
+pub mod frame;
 pub mod render;
 pub mod runner;
 
 pub use fixture::{
     ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, FixtureSyntaxError, SourceFile,
+    fixture_schema,
 };
 pub use runner::{
-    CaseOutcome, CaseReport, FixtureAnalyzer, FixtureReport, SnapshotStatus, TestReport,
-    run_fixtures,
+    CaseOutcome, CaseReport, FixtureAnalyzer, FixtureReport, ProblemKind, RunOptions,
+    SnapshotStatus, TestProblem, TestReport, TestSummary, run_fixtures, run_fixtures_with,
 };

@@ -3,6 +3,7 @@
 //! snapshot of rendered results.
 
 use super::fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile};
+use super::frame::code_frame;
 use super::render;
 use crate::analysis::{AnalysisSnapshot, Analyzer};
 use crate::cancel::CancelToken;
@@ -10,10 +11,14 @@ use crate::config::trust::{TrustError, TrustedDir};
 use crate::ids::PolicyId;
 use crate::policy::contract::PolicySpec;
 use crate::policy::diagnostic::PolicyDiagnostic;
+use crate::policy::failure::{FailureReason, PolicyFailure, PolicyProblem, ProblemReason};
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
 use crate::policy::run::AffectedRequirement;
+use crate::policy::sandbox::RunError;
+use crate::policy::suggest::did_you_mean;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,12 +45,17 @@ impl<F: FnMut(&[(String, String)]) -> Arc<AnalysisSnapshot>> FixtureAnalyzer for
 pub struct CaseReport {
     /// The case's name.
     pub name: String,
-    /// Results produced but not expected (the policy fires on valid input).
+    /// Results produced but not expected (the policy fires on valid input): for diagnostics
+    /// `path:line:column rule: message`, for requirements the id.
     pub noisy: Vec<String>,
-    /// Results expected but not produced (the policy is silent on invalid input).
+    /// Results expected but not produced (the policy is silent on invalid input): for
+    /// diagnostics `path:line[:column] rule`, with the column the policy reported it at when only
+    /// the column differs; for requirements the id.
     pub missing: Vec<String>,
     /// The policy or the analysis failed, or the case is malformed.
     pub error: Option<String>,
+    /// The code frame of the policy line that failed, when the error names one.
+    pub error_frame: Option<String>,
 }
 
 /// How a test case ended.
@@ -76,8 +86,8 @@ impl CaseOutcome {
     }
 }
 
-impl std::fmt::Display for CaseOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for CaseOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
 }
@@ -109,14 +119,10 @@ pub enum SnapshotStatus {
     Updated,
     /// No snapshot yet: run with `--update`.
     Missing,
-    /// Differs; the first differing line of each side.
+    /// Differs: the unified diff from the stored snapshot to the rendered results.
     Differs {
-        /// 1-based line number.
-        line: usize,
-        /// The snapshot's line.
-        expected: String,
-        /// The rendered line.
-        actual: String,
+        /// The diff, with `---`/`+++` headers naming the snapshot file.
+        diff: String,
     },
     /// The snapshot could not be read or written.
     Failed(String),
@@ -135,6 +141,53 @@ pub struct FixtureReport {
     pub snapshot: SnapshotStatus,
 }
 
+/// What kind of problem stopped part of a run; the summary counts each kind separately.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A policy file did not load (does not compile, breaks the contract, untrusted, duplicate).
+    PolicyLoad,
+    /// A fixture file could not be run (unreadable, malformed, names an unknown policy).
+    Fixture,
+    /// Anything else: the root or the fixture directory, no tests at all.
+    Other,
+}
+
+/// A problem of a test run, with the code frame of the line it names when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestProblem {
+    /// What it is about.
+    pub kind: ProblemKind,
+    /// One or more lines, each naming the file (and line and column when known).
+    pub message: String,
+    /// The code frame(s) of the lines the message names.
+    pub frame: Option<String>,
+}
+
+impl fmt::Display for TestProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl TestProblem {
+    fn other(message: impl Into<String>) -> Self {
+        Self {
+            kind: ProblemKind::Other,
+            message: message.into(),
+            frame: None,
+        }
+    }
+}
+
+/// Which fixtures a run covers and whether it rewrites snapshots.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Rewrite the snapshots instead of comparing them.
+    pub update: bool,
+    /// Run only the fixtures of this policy (problems loading any policy are still reported).
+    pub filter: Option<PolicyId>,
+}
+
 /// The result of a whole test run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TestReport {
@@ -142,12 +195,115 @@ pub struct TestReport {
     pub files: Vec<FixtureReport>,
     /// Fixture files that could not be run (untrusted, malformed, unknown policy) and registry
     /// problems (a policy that does not load fails the run).
-    pub problems: Vec<String>,
+    pub problems: Vec<TestProblem>,
     /// Loaded policies that have no fixture file.
     pub untested: Vec<PolicyId>,
 }
 
+/// The counts a run ends with, each kind of failure separately.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TestSummary {
+    /// Cases that passed.
+    pub cases_passed: usize,
+    /// Cases that were noisy, missing or failed.
+    pub cases_failed: usize,
+    /// Snapshots that differ from the rendered results.
+    pub snapshot_mismatches: usize,
+    /// Fixture files without a snapshot.
+    pub snapshots_missing: usize,
+    /// Snapshots that could not be read or written.
+    pub snapshot_errors: usize,
+    /// Policy files that did not load.
+    pub policies_not_loaded: usize,
+    /// Fixture files that could not be run.
+    pub fixtures_not_run: usize,
+    /// Other problems.
+    pub other_problems: usize,
+    /// True when the run passed ([`TestReport::passed`]).
+    pub passed: bool,
+}
+
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl fmt::Display for TestSummary {
+    /// `policy tests ok: 47 cases passed, 0 failed`, or `policy tests FAILED: ` with every
+    /// non-zero kind of failure, e.g. `14 cases passed, 0 failed, 1 snapshot mismatch, 1 policy
+    /// failed to load`. A failed run always names at least one failure.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.passed { "ok" } else { "FAILED" };
+        write!(
+            f,
+            "policy tests {verdict}: {} passed, {} failed",
+            count(self.cases_passed, "case", "cases"),
+            self.cases_failed
+        )?;
+        let parts = [
+            (
+                self.snapshot_mismatches,
+                "snapshot mismatch",
+                "snapshot mismatches",
+            ),
+            (
+                self.snapshots_missing,
+                "snapshot missing",
+                "snapshots missing",
+            ),
+            (
+                self.snapshot_errors,
+                "snapshot could not be read or written",
+                "snapshots could not be read or written",
+            ),
+            (
+                self.policies_not_loaded,
+                "policy failed to load",
+                "policies failed to load",
+            ),
+            (
+                self.fixtures_not_run,
+                "fixture file could not be run",
+                "fixture files could not be run",
+            ),
+            (self.other_problems, "other problem", "other problems"),
+        ];
+        for (n, one, many) in parts {
+            if n > 0 {
+                write!(f, ", {}", count(n, one, many))?;
+            }
+        }
+        if !self.passed
+            && self.cases_passed + self.cases_failed == 0
+            && parts.iter().all(|p| p.0 == 0)
+        {
+            f.write_str(", no cases ran")?;
+        }
+        Ok(())
+    }
+}
+
 impl TestReport {
+    /// The counts of this run.
+    pub fn summary(&self) -> TestSummary {
+        let cases = self.files.iter().flat_map(|f| &f.cases);
+        let passed = cases.clone().filter(|c| c.passed()).count();
+        let snapshots = |wanted: fn(&SnapshotStatus) -> bool| {
+            self.files.iter().filter(|f| wanted(&f.snapshot)).count()
+        };
+        let problems = |kind: ProblemKind| self.problems.iter().filter(|p| p.kind == kind).count();
+        TestSummary {
+            cases_passed: passed,
+            cases_failed: cases.count() - passed,
+            snapshot_mismatches: snapshots(|s| matches!(s, SnapshotStatus::Differs { .. })),
+            snapshots_missing: snapshots(|s| matches!(s, SnapshotStatus::Missing)),
+            snapshot_errors: snapshots(|s| matches!(s, SnapshotStatus::Failed(_))),
+            policies_not_loaded: problems(ProblemKind::PolicyLoad),
+            fixtures_not_run: problems(ProblemKind::Fixture),
+            other_problems: problems(ProblemKind::Other),
+            passed: self.passed(),
+        }
+    }
+
     /// How many cases ran.
     pub fn case_count(&self) -> usize {
         self.files.iter().map(|f| f.cases.len()).sum()
@@ -176,20 +332,37 @@ pub fn run_fixtures(
     analyzer: &mut dyn FixtureAnalyzer,
     update: bool,
 ) -> TestReport {
+    let options = RunOptions {
+        update,
+        filter: None,
+    };
+    run_fixtures_with(root, registry, analyzer, &options)
+}
+
+/// [`run_fixtures`] with [`RunOptions`]: with a filter, only the fixtures of that policy run
+/// (every fixture file is still read, since only its `policy:` says whose it is), and only that
+/// policy can be untested.
+pub fn run_fixtures_with(
+    root: &Path,
+    registry: &PolicyRegistry,
+    analyzer: &mut dyn FixtureAnalyzer,
+    options: &RunOptions,
+) -> TestReport {
     let mut report = TestReport {
         problems: registry
             .problems()
             .iter()
-            .map(ToString::to_string)
+            .map(|problem| load_problem(registry, problem))
             .collect(),
         ..TestReport::default()
     };
+    let mut others = Vec::new();
     if let Some(guidance) = registry.guidance() {
-        report.problems.push(guidance);
+        others.push(guidance);
     }
     let mut tested = BTreeSet::new();
-    let fixtures = fixture_dir(root, &mut report.problems).map(|dir| {
-        let names = fixture_names(&dir, &mut report.problems);
+    let fixtures = fixture_dir(root, &mut others).map(|dir| {
+        let names = fixture_names(&dir, &mut others);
         (dir, names)
     });
     let fixtures = fixtures
@@ -197,12 +370,16 @@ pub fn run_fixtures(
         .flat_map(|(dir, names)| names.iter().map(move |name| (dir, name)));
     for (dir, name) in fixtures {
         let path = dir.path().join(name);
-        let fixture = dir
-            .read_file(OsStr::new(name))
-            .map_err(|error| error.to_string())
-            .and_then(|text| {
-                FixtureFile::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
-            });
+        let fixture = match dir.read_file(OsStr::new(name)) {
+            Ok(text) => FixtureFile::parse(&text).map_err(|error| {
+                fixture_problem(&path, error.line, error.column, &error.message, &text)
+            }),
+            Err(error) => Err(TestProblem {
+                kind: ProblemKind::Fixture,
+                message: error.to_string(),
+                frame: None,
+            }),
+        };
         let fixture = match fixture {
             Ok(fixture) => fixture,
             Err(problem) => {
@@ -210,32 +387,166 @@ pub fn run_fixtures(
                 continue;
             }
         };
+        if options
+            .filter
+            .as_ref()
+            .is_some_and(|id| *id != fixture.policy)
+        {
+            continue;
+        }
         let Some(policy) = registry.policy(&fixture.policy) else {
-            report.problems.push(format!(
-                "{}: names unknown policy {:?}",
-                path.display(),
-                fixture.policy
-            ));
+            report.problems.push(TestProblem {
+                kind: ProblemKind::Fixture,
+                message: format!(
+                    "{}: names unknown policy {:?}{}",
+                    path.display(),
+                    fixture.policy,
+                    unknown_policy_hint(registry, &fixture.policy)
+                ),
+                frame: None,
+            });
             continue;
         };
         tested.insert(policy.contract.id.clone());
         report.files.push(run_file(
-            dir, name, &fixture, registry, policy, analyzer, update,
+            dir,
+            name,
+            &fixture,
+            registry,
+            policy,
+            analyzer,
+            options.update,
         ));
     }
     if report.case_count() == 0 {
-        report.problems.push(format!(
-            "no policy tests found in {}; add fixtures (see docs/policies.md)",
+        let whose = options
+            .filter
+            .as_ref()
+            .map(|id| format!(" for policy {id:?}"))
+            .unwrap_or_default();
+        others.push(format!(
+            "no policy tests{whose} found in {}; add fixtures (see docs/policies.md)",
             root.join(FIXTURE_DIR).display()
         ));
     }
+    report
+        .problems
+        .extend(others.into_iter().map(TestProblem::other));
     report.untested = registry
         .policies()
         .iter()
         .map(|p| p.contract.id.clone())
+        .filter(|id| options.filter.as_ref().is_none_or(|wanted| wanted == id))
         .filter(|id| !tested.contains(id))
         .collect();
     report
+}
+
+/// Why a fixture's policy id is unknown: the file named after it failed to load, or a loaded id
+/// it probably meant.
+fn unknown_policy_hint(registry: &PolicyRegistry, id: &str) -> String {
+    let failed = registry
+        .problems()
+        .iter()
+        .find(|problem| problem.path.file_stem().is_some_and(|stem| stem == id));
+    match failed {
+        Some(problem) => format!(" (its file {} failed to load)", problem.path.display()),
+        None => did_you_mean(
+            id,
+            registry.policies().iter().map(|p| p.contract.id.as_str()),
+        ),
+    }
+}
+
+/// The text of the policy file at `path`, as the registry read it.
+fn policy_source<'a>(registry: &'a PolicyRegistry, path: &Path) -> Option<&'a str> {
+    registry
+        .files()
+        .find(|(relative, _)| path.ends_with(relative))
+        .map(|(_, text)| text)
+}
+
+/// A policy that did not load, with the code frame of each line its reason names.
+fn load_problem(registry: &PolicyRegistry, problem: &PolicyProblem) -> TestProblem {
+    let source = policy_source(registry, &problem.path);
+    let name = problem.path.display().to_string();
+    let frames: Vec<String> = match (&problem.reason, source) {
+        (
+            ProblemReason::Compile(RunError::Script {
+                line: Some(line),
+                column,
+                ..
+            }),
+            Some(source),
+        ) => code_frame(&name, source, *line, column.map(|c| c as usize), "")
+            .into_iter()
+            .collect(),
+        (
+            ProblemReason::Compile(RunError::Limit {
+                line: Some(line), ..
+            }),
+            Some(source),
+        ) => code_frame(&name, source, *line, None, "")
+            .into_iter()
+            .collect(),
+        (ProblemReason::Contract(errors), Some(source)) => errors
+            .iter()
+            .filter_map(|error| code_frame(&name, source, error.line?, None, ""))
+            .collect(),
+        _ => Vec::new(),
+    };
+    TestProblem {
+        kind: ProblemKind::PolicyLoad,
+        message: problem.to_string(),
+        frame: (!frames.is_empty()).then(|| frames.concat()),
+    }
+}
+
+/// A fixture file that is not a fixture: `path:line:column: message` and the code frame.
+fn fixture_problem(
+    path: &Path,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: &str,
+    text: &str,
+) -> TestProblem {
+    let name = path.display().to_string();
+    let (at, frame) = match (line, column) {
+        (Some(line), Some(column)) => (
+            format!(":{line}:{column}"),
+            code_frame(&name, text, line, Some(column), ""),
+        ),
+        (Some(line), None) => (format!(":{line}"), code_frame(&name, text, line, None, "")),
+        _ => (String::new(), None),
+    };
+    TestProblem {
+        kind: ProblemKind::Fixture,
+        message: format!("{name}{at}: {message}"),
+        frame,
+    }
+}
+
+/// The code frame of the policy line a run-time failure names.
+fn failure_frame(registry: &PolicyRegistry, failure: &PolicyFailure) -> Option<String> {
+    let (line, column) = match &failure.reason {
+        FailureReason::Run(RunError::Script {
+            line: Some(line),
+            column,
+            ..
+        }) => (*line, column.map(|c| c as usize)),
+        FailureReason::Run(RunError::Limit {
+            line: Some(line), ..
+        }) => (*line, None),
+        _ => return None,
+    };
+    let source = policy_source(registry, &failure.path)?;
+    code_frame(
+        &failure.path.display().to_string(),
+        source,
+        line,
+        column,
+        "",
+    )
 }
 
 /// `<root>/policies/tests`, opened below the checked root; `None` when it does not exist.
@@ -337,6 +648,7 @@ fn run_case(
             let run = registry.evaluate_policy(policy, &snapshot, &cancel);
             if let Some(failure) = run.failures.first() {
                 report.error = Some(failure.to_string());
+                report.error_frame = failure_frame(registry, failure);
             }
             compare_diagnostics(&run.diagnostics, expect, &mut report);
             (report, render::diagnostics(&run.diagnostics))
@@ -347,6 +659,7 @@ fn run_case(
             run.failures.retain(|f| f.policy == policy.contract.id);
             if let Some(failure) = run.failures.first() {
                 report.error = Some(failure.to_string());
+                report.error_frame = failure_frame(registry, failure);
             }
             compare_requirements(&run.requirements, requires, &mut report);
             (report, render::requirements(&run.requirements))
@@ -378,20 +691,46 @@ fn compare_diagnostics(
     report: &mut CaseReport,
 ) {
     let mut unmatched: Vec<&PolicyDiagnostic> = produced.iter().collect();
+    let mut missed = Vec::new();
     for expected in expect {
         match unmatched.iter().position(|d| matches(d, expected)) {
             Some(index) => {
                 unmatched.remove(index);
             }
-            None => report.missing.push(format!(
-                "{}:{} {}",
-                expected.path, expected.line, expected.rule
-            )),
+            None => missed.push(expected),
         }
     }
+    report.missing = missed
+        .iter()
+        .map(|expected| {
+            let column = expected.column.map(|c| format!(":{c}")).unwrap_or_default();
+            // Only the column differs: say where the policy reported it.
+            let near = unmatched
+                .iter()
+                .filter(|d| {
+                    d.rule == expected.rule && d.path == expected.path && d.line == expected.line
+                })
+                .map(|d| d.column.to_string())
+                .collect::<Vec<_>>();
+            let near = if near.is_empty() {
+                String::new()
+            } else {
+                format!(" (reported at column {})", near.join(", "))
+            };
+            format!(
+                "{}:{}{column} {}{near}",
+                expected.path, expected.line, expected.rule
+            )
+        })
+        .collect();
     report.noisy = unmatched
         .iter()
-        .map(|d| format!("{}:{} {}", d.path, d.line, d.rule))
+        .map(|d| {
+            format!(
+                "{}:{}:{} {}: {}",
+                d.path, d.line, d.column, d.rule, d.message
+            )
+        })
         .collect();
 }
 
@@ -431,25 +770,26 @@ fn compare_snapshot(
     }
     match dir.read_file(name) {
         Ok(stored) if stored == rendered => SnapshotStatus::Matches,
-        Ok(stored) => first_difference(&stored, rendered),
+        Ok(stored) => {
+            let path = dir.path().join(name);
+            SnapshotStatus::Differs {
+                diff: unified_diff(&stored, rendered, &path),
+            }
+        }
         Err(error) => SnapshotStatus::Failed(error.to_string()),
     }
 }
 
-fn first_difference(expected: &str, actual: &str) -> SnapshotStatus {
-    let mut expected_lines = expected.lines();
-    let mut actual_lines = actual.lines();
-    let mut line = 1;
-    loop {
-        match (expected_lines.next(), actual_lines.next()) {
-            (Some(a), Some(b)) if a == b => line += 1,
-            (a, b) => {
-                return SnapshotStatus::Differs {
-                    line,
-                    expected: a.unwrap_or("<end of snapshot>").to_owned(),
-                    actual: b.unwrap_or("<end of output>").to_owned(),
-                };
-            }
-        }
-    }
+/// The unified diff (3 lines of context) from the stored snapshot at `path` to `rendered`.
+fn unified_diff(stored: &str, rendered: &str, path: &Path) -> String {
+    let name = path.display();
+    similar::TextDiff::from_lines(stored, rendered)
+        .unified_diff()
+        .context_radius(3)
+        .missing_newline_hint(true)
+        .header(
+            &format!("{name} (snapshot)"),
+            &format!("{name} (rendered now)"),
+        )
+        .to_string()
 }

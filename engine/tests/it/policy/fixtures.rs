@@ -167,7 +167,7 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
         false,
     );
     assert!(
-        matches!(&changed.files[0].snapshot, SnapshotStatus::Differs { actual, .. } if actual.contains("delete it")),
+        matches!(&changed.files[0].snapshot, SnapshotStatus::Differs { diff } if diff.contains("\n-  guidance: remove it\n") && diff.contains("\n+  guidance: delete it\n")),
         "{}",
         describe(&changed)
     );
@@ -187,7 +187,7 @@ fn noisy_and_missing_policies_are_reported() {
         true,
     );
     assert_eq!(report.files[0].cases[0].outcome().as_str(), "missing");
-    assert_eq!(report.files[0].cases[0].missing, ["a.ts:2 rule-a"]);
+    assert_eq!(report.files[0].cases[0].missing, ["a.ts:2:1 rule-a"]);
     assert!(!report.passed());
 
     // Noisy policy: reports a marker the fixture says is acceptable.
@@ -213,7 +213,10 @@ fn noisy_and_missing_policies_are_reported() {
         "{}",
         describe(&report)
     );
-    assert_eq!(report.files[0].cases[1].noisy, ["b.ts:1 rule-a"]);
+    assert_eq!(
+        report.files[0].cases[1].noisy,
+        ["b.ts:1:4 rule-a: bad marker"]
+    );
 }
 
 #[test]
@@ -231,7 +234,7 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
         empty
             .problems
             .iter()
-            .any(|p| p.contains("no policy tests found")),
+            .any(|p| p.message.contains("no policy tests found")),
         "{empty:?}"
     );
     assert_eq!(empty.untested, ["markers"]);
@@ -249,17 +252,16 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     );
     assert!(!report.passed());
     assert!(
-        report
-            .problems
-            .iter()
-            .any(|p| p.contains("ghost.yml: names unknown policy \"ghost\"")),
+        report.problems.iter().any(|p| p
+            .message
+            .contains("ghost.yml: names unknown policy \"ghost\"")),
         "{report:?}"
     );
     assert!(
         report
             .problems
             .iter()
-            .any(|p| p.contains("typo.yml") && p.contains("fils")),
+            .any(|p| p.message.contains("typo.yml") && p.message.contains("fils")),
         "{report:?}"
     );
 
@@ -276,4 +278,62 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
         true,
     );
     assert_eq!(report.files[0].cases[0].outcome().as_str(), "error");
+}
+
+#[test]
+fn the_committed_fixture_schema_is_current() {
+    // Regenerate with PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1 after changing the fixture types.
+    let path = checkout().join("schemas/policy-fixture.schema.json");
+    let generated = pi_native_hooks::policy::testing::fixture_schema();
+    if std::env::var_os("PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS").is_some() {
+        fs::write(&path, &generated).unwrap();
+    }
+    let committed = fs::read_to_string(&path).unwrap();
+    assert!(
+        committed == generated,
+        "{} is stale: run this test with PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1 and commit it",
+        path.display()
+    );
+    // The schema describes the fixture shape, and `init` ships exactly the committed file.
+    let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    assert_eq!(schema["required"], serde_json::json!(["policy", "cases"]));
+    assert_eq!(
+        pi_native_hooks::policy::builtin::FIXTURE_SCHEMA.1,
+        committed
+    );
+}
+
+#[test]
+fn every_fixture_references_the_schema() {
+    for (dir, reference) in [
+        ("policies/tests", "../../schemas/policy-fixture.schema.json"),
+        (
+            "examples/policies/tests",
+            "../../../schemas/policy-fixture.schema.json",
+        ),
+    ] {
+        let dir = checkout().join(dir);
+        let mut seen = 0;
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|ext| ext != "yml") {
+                continue;
+            }
+            seen += 1;
+            let text = fs::read_to_string(&path).unwrap();
+            let first = text.lines().next().unwrap_or_default();
+            assert_eq!(
+                first,
+                format!("# yaml-language-server: $schema={reference}"),
+                "{}",
+                path.display()
+            );
+            assert!(
+                dir.join(reference).is_file(),
+                "{reference} resolves from {}",
+                dir.display()
+            );
+        }
+        assert!(seen > 0, "no fixtures in {}", dir.display());
+    }
 }

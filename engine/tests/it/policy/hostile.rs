@@ -313,7 +313,7 @@ fn a_closure_that_captures_does_not_compile() {
     assert!(
         matches!(
             &problem.reason,
-            ProblemReason::Compile(RunError::Script { message, line: Some(8) })
+            ProblemReason::Compile(RunError::Script { message, line: Some(8), .. })
                 if message.contains("Undefined variable: m")
         ),
         "{problem}"
@@ -329,7 +329,7 @@ fn a_huge_thrown_value_becomes_a_short_message() {
         &format!("let m = #{{}};\nm.big = big(\"x\", {THREE_MIB});\nthrow m;"),
         1,
     );
-    let FailureReason::Run(RunError::Script { message, line }) = &failure.reason else {
+    let FailureReason::Run(RunError::Script { message, line, .. }) = &failure.reason else {
         panic!("{failure:?}");
     };
     assert_eq!(*line, Some(9));

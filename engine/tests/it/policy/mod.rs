@@ -1,4 +1,5 @@
-//! Rhai policies: the registry, fixtures, `init` and `doctor`, the examples in the docs, and
+//! Rhai policies: the registry, fixtures and what `test` prints, `init` and `doctor`, the examples
+//! in the docs, and
 //! hostile policies under the counting allocator. The contract and the sandbox's single limits are
 //! unit tests in `policy::contract` and `policy::sandbox`.
 
@@ -7,3 +8,4 @@ mod fixtures;
 mod hostile;
 mod registry;
 mod setup;
+mod test_output;

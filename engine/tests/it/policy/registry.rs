@@ -132,7 +132,7 @@ fn broken_policies_never_hide_their_siblings_at_load_time() {
         .collect();
     assert_eq!(problems.len(), 5, "{problems:#?}");
     assert!(
-        problems[0].contains("b-syntax.rhai:2: does not compile"),
+        problems[0].contains("b-syntax.rhai:2:20: does not compile"),
         "{}",
         problems[0]
     );
@@ -225,7 +225,7 @@ fn failing_policies_never_hide_their_siblings_at_run_time() {
     assert!(
         failures[0]
             .1
-            .contains("1-throws.rhai:6: `evaluate` failed: Runtime error: broken"),
+            .contains("1-throws.rhai:6:1: `evaluate` failed: Runtime error: broken"),
         "{}",
         failures[0].1
     );

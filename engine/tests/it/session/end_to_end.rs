@@ -446,7 +446,7 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
     assert!(text.contains("incomplete (1 policy failed)"), "{text}");
 
     let expected = format!(
-        "{}:7: `evaluate` failed: Runtime error: no luck",
+        "{}:7:5: `evaluate` failed: Runtime error: no luck",
         policy.display()
     );
     let status = session.status();
