@@ -351,7 +351,7 @@ fn an_invalid_policy_beside_a_valid_one_hides_nothing() {
         "{stderr}"
     );
     assert!(
-        lines[1].ends_with("/policies/broken.rhai:4: does not compile: Unexpected ';'"),
+        lines[1].ends_with("/policies/broken.rhai:4:11: does not compile: Unexpected ';'"),
         "the file and line: {stderr}"
     );
 }
