@@ -8,7 +8,7 @@
 
 use super::new_since::{self, PresentAtRev};
 use super::{ExitStatus, Output};
-use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
+use crate::analysis::{AnalysisSnapshot, Finding, FindingFix, SkipReason};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
 use crate::delivery::{Start, diagnostic_start, finding_start};
@@ -41,6 +41,11 @@ pub struct CheckArgs {
     /// also checks the files committed since REV.
     #[arg(long, value_name = "REV")]
     pub new_since: Option<String>,
+    /// Apply the rewrites of the rules that have a `fix:` (as `ast-grep scan --update-all`
+    /// does), then analyze again and report what remains. Fixes that overlap one already applied
+    /// wait for the next run. Not with --new-since: it would rewrite findings it does not report.
+    #[arg(long, conflicts_with = "new_since")]
+    pub fix: bool,
 }
 
 /// One finding as printed by `--json`: 1-based lines and columns (columns in characters).
@@ -58,6 +63,35 @@ struct JsonFinding<'a> {
     note: Option<&'a str>,
     policy: Option<&'a str>,
     guidance: Option<&'a str>,
+    replacement: Option<JsonReplacement<'a>>,
+}
+
+/// A finding's fix as printed by `--json`: the replaced range (1-based lines and columns in
+/// characters, and 0-based byte offsets) and the text that replaces it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonReplacement<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    byte_start: usize,
+    byte_end: usize,
+    text: &'a str,
+}
+
+impl<'a> From<&'a FindingFix> for JsonReplacement<'a> {
+    fn from(fix: &'a FindingFix) -> Self {
+        Self {
+            line: fix.range.start.line + 1,
+            column: fix.range.start.column + 1,
+            end_line: fix.range.end.line + 1,
+            end_column: fix.range.end.column + 1,
+            byte_start: fix.bytes.start,
+            byte_end: fix.bytes.end,
+            text: &fix.text,
+        }
+    }
 }
 
 impl<'a> From<&'a Finding> for JsonFinding<'a> {
@@ -74,6 +108,7 @@ impl<'a> From<&'a Finding> for JsonFinding<'a> {
             note: f.note.as_deref(),
             policy: None,
             guidance: None,
+            replacement: f.fix.as_ref().map(JsonReplacement::from),
         }
     }
 }
@@ -93,6 +128,9 @@ impl<'a> JsonFinding<'a> {
             note: finding.and_then(|f| f.note.as_deref()),
             policy: Some(&d.policy),
             guidance: Some(&d.guidance),
+            replacement: finding
+                .and_then(|f| f.fix.as_ref())
+                .map(JsonReplacement::from),
         }
     }
 }
@@ -156,7 +194,12 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
             lines.join("\n")
         ));
     }
-    let snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+    let mut snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+    let fixed = args.fix.then(|| {
+        let fixed = super::fix::apply(&targets.root, &snapshot.findings);
+        snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        fixed
+    });
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
     let present = rev.map(|rev| {
         let present = new_since::present_at(&rev, &analyzer, &snapshot);
@@ -170,7 +213,11 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
         present
     });
-    report(&snapshot, &run, present.as_ref(), args, out)
+    let status = report(&snapshot, &run, present.as_ref(), args, out);
+    match fixed {
+        Some(fixed) => super::fix::summarize(&fixed, &snapshot, status, out),
+        None => status,
+    }
 }
 
 fn default_threads() -> usize {
@@ -192,19 +239,29 @@ impl<'a> From<CheckResult<'a>> for Line<'a> {
             } => Line {
                 json: JsonFinding::from_diagnostic(d, finding),
                 human: format!(
-                    "{}:{}:{} {} {}",
+                    "{}:{}:{} {} {}{}",
                     Escaped(&d.path),
                     d.line,
                     d.column,
                     Escaped(&d.rule),
-                    Escaped(&d.message)
+                    Escaped(&d.message),
+                    fix_mark(finding)
                 ),
             },
             CheckResult::Unreported(f) => Line {
                 json: JsonFinding::from(f),
-                human: escaped(f),
+                human: format!("{}{}", escaped(f), fix_mark(Some(f))),
             },
         }
+    }
+}
+
+/// The mark a human line ends with when its finding has a fix.
+fn fix_mark(finding: Option<&Finding>) -> &'static str {
+    if finding.is_some_and(|f| f.fix.is_some()) {
+        " (fix available: check --fix)"
+    } else {
+        ""
     }
 }
 
