@@ -196,7 +196,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     }
     let mut snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
     let fixed = args.fix.then(|| {
-        let fixed = super::fix::apply(&targets.root, &snapshot.findings);
+        let fixed = super::fix::apply(&targets.root, &snapshot);
         snapshot = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
         fixed
     });

@@ -77,6 +77,8 @@ pub struct FixReport {
     pub files: usize,
     /// Fixes left out because they overlap one applied before them in the same file.
     pub overlapping: usize,
+    /// Findings the analysis cut at its findings limit: their fixes, if any, were not applied.
+    pub omitted: usize,
     /// Files that had fixes but were not written.
     pub problems: Vec<FixError>,
 }
@@ -123,13 +125,17 @@ pub fn rewrite(text: &[u8], fixes: &[&FindingFix]) -> Vec<u8> {
     out
 }
 
-/// Applies the fixes of `findings` (paths relative to `root`) to the files under `root`.
-pub fn apply(root: &Path, findings: &[Finding]) -> FixReport {
+/// Applies the fixes of the findings of `analysis` (paths relative to `root`) to the files under
+/// `root`.
+pub fn apply(root: &Path, analysis: &AnalysisSnapshot) -> FixReport {
     let mut by_path: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
-    for finding in findings.iter().filter(|f| f.fix.is_some()) {
+    for finding in analysis.findings.iter().filter(|f| f.fix.is_some()) {
         by_path.entry(&finding.path).or_default().push(finding);
     }
-    let mut report = FixReport::default();
+    let mut report = FixReport {
+        omitted: analysis.omitted_findings,
+        ..FixReport::default()
+    };
     for (path, findings) in by_path {
         let (fixes, left_out) = plan(&findings);
         report.overlapping += left_out;
@@ -160,6 +166,13 @@ pub fn summarize(
         report.files,
         plural(report.files, "file", "files")
     ));
+    if report.omitted > 0 {
+        out.warn(&format!(
+            "{} {} past the findings limit were not fixed: run check --fix again",
+            report.omitted,
+            plural(report.omitted, "finding", "findings")
+        ));
+    }
     let waiting = after.findings.iter().filter(|f| f.fix.is_some()).count();
     if waiting > 0 {
         out.note(&format!(
@@ -367,8 +380,10 @@ fn write_temp(temp: &mut File, bytes: &[u8], original: &FileStat) -> std::io::Re
 
 #[cfg(test)]
 mod tests {
-    use super::{plan, rewrite};
-    use crate::analysis::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
+    use super::{FixError, apply, plan, rewrite};
+    use crate::analysis::{
+        AnalysisSnapshot, ByteRange, Finding, FindingFix, Position, Severity, SourceRange,
+    };
     use crate::hash::ContentHash;
 
     fn at(column: usize) -> Position {
@@ -431,5 +446,76 @@ mod tests {
         let (kept, left_out) = plan(&[&first, &second]);
         assert_eq!(left_out, 1);
         assert_eq!(rewrite(b"aabbcc", &kept), b"bcc");
+    }
+
+    /// A snapshot of `path` whose one fix replaces bytes `0..2` by `X` in a text hashing to
+    /// `content`.
+    fn snapshot(path: &str, content: ContentHash) -> AnalysisSnapshot {
+        let mut finding = finding("r", 0, 2, (0, 2), "X");
+        finding.path = path.to_owned();
+        if let Some(fix) = finding.fix.as_mut() {
+            fix.content = content;
+        }
+        AnalysisSnapshot {
+            findings: vec![finding],
+            ..AnalysisSnapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_file_that_changed_since_it_was_analyzed_is_not_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.ts"), "ab;\n").expect("write");
+        let stale = snapshot("a.ts", ContentHash::of(b"aa;\n"));
+        let report = apply(dir.path(), &stale);
+        assert_eq!((report.applied, report.files), (0, 0));
+        assert!(
+            matches!(report.problems.as_slice(), [FixError::Changed { path }] if path == "a.ts"),
+            "{:?}",
+            report.problems
+        );
+        let text = std::fs::read_to_string(dir.path().join("a.ts")).expect("read");
+        assert_eq!(text, "ab;\n");
+
+        let fresh = snapshot("a.ts", ContentHash::of(b"ab;\n"));
+        let report = apply(dir.path(), &fresh);
+        assert_eq!(
+            (report.applied, report.files),
+            (1, 1),
+            "{:?}",
+            report.problems
+        );
+        let text = std::fs::read_to_string(dir.path().join("a.ts")).expect("read");
+        assert_eq!(text, "X;\n");
+    }
+
+    #[test]
+    fn a_directory_a_fifo_or_a_path_leaving_the_root_is_not_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("d.ts")).expect("mkdir");
+        nix::unistd::mkfifo(&dir.path().join("p.ts"), nix::sys::stat::Mode::S_IRWXU)
+            .expect("mkfifo");
+        let content = ContentHash::of(b"");
+        let report = apply(dir.path(), &snapshot("d.ts", content));
+        assert!(
+            matches!(report.problems.as_slice(), [FixError::NotRegular { .. }]),
+            "{:?}",
+            report.problems
+        );
+        // Never opened: a FIFO would block a reader until a writer came.
+        let report = apply(dir.path(), &snapshot("p.ts", content));
+        assert!(
+            matches!(report.problems.as_slice(), [FixError::NotRegular { .. }]),
+            "{:?}",
+            report.problems
+        );
+        for path in ["../a.ts", "/etc/a.ts", "x/../a.ts", ""] {
+            let report = apply(dir.path(), &snapshot(path, content));
+            assert!(
+                matches!(report.problems.as_slice(), [FixError::Outside { .. }]),
+                "{path}: {:?}",
+                report.problems
+            );
+        }
     }
 }

@@ -77,7 +77,11 @@ fn json_lines_have_the_documented_shape() {
             "severity"
         ]
     );
-    assert_eq!(line["replacement"], serde_json::Value::Null, "no fix: {line}");
+    assert_eq!(
+        line["replacement"],
+        serde_json::Value::Null,
+        "no fix: {line}"
+    );
     assert_eq!(line["policy"], "typescript-no-non-null-assertion");
     assert!(
         line["guidance"]
