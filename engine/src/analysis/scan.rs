@@ -229,9 +229,8 @@ impl Analyzer {
             return Err(SkipReason::Binary);
         }
         let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
-        let content = ContentHash::of(bytes);
         catch_unwind(AssertUnwindSafe(|| {
-            analyze_text(&self.rules, &path, text, content)
+            analyze_text(&self.rules, &path, text, &Content::new(None))
         }))
         .map_err(|panic| SkipReason::Unreadable {
             error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
@@ -372,7 +371,7 @@ impl Analyzer {
                 Source::Skipped(reason) => Outcome::Skipped(reason),
                 Source::Text { content, text } => {
                     match catch_unwind(AssertUnwindSafe(|| {
-                        analyze_text(&this.rules, &path, &text, content)
+                        analyze_text(&this.rules, &path, &text, &Content::new(Some(content)))
                     })) {
                         Ok(findings) => Outcome::Analyzed {
                             content,
@@ -492,12 +491,31 @@ fn severity(severity: &AstSeverity) -> Severity {
 /// The comment ast-grep's suppressions start with.
 const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 
+/// The content hash of the text being analyzed, worked out only when a fix needs it (a file read
+/// from disk has it already; an in-memory revision is hashed only if one of its findings has a
+/// fix).
+struct Content(std::cell::OnceCell<ContentHash>);
+
+impl Content {
+    fn new(known: Option<ContentHash>) -> Self {
+        let cell = std::cell::OnceCell::new();
+        if let Some(hash) = known {
+            let _ = cell.set(hash);
+        }
+        Self(cell)
+    }
+
+    fn of(&self, text: &str) -> ContentHash {
+        *self.0.get_or_init(|| ContentHash::of(text.as_bytes()))
+    }
+}
+
 /// Parses `text` (whose bytes hash to `content`) once and applies every rule for `path`.
 ///
 /// A file that mentions no suppression comment is matched in one traversal that visits only the
 /// nodes some rule can match (by AST kind). Otherwise ast-grep's own `CombinedScan` runs, so
 /// suppressions and unused-suppression hints behave exactly as in the ast-grep CLI.
-fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: ContentHash) -> Vec<Finding> {
+fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> Vec<Finding> {
     let Some(lang) = language_of(path) else {
         return Vec::new();
     };
@@ -557,7 +575,7 @@ fn finding(
     path: &str,
     node: &NodeMatch<'_, StrDoc<SupportLang>>,
     text: &str,
-    content: ContentHash,
+    content: &Content,
 ) -> Finding {
     let (start, end) = (node.start_pos(), node.end_pos());
     Finding {
@@ -588,7 +606,7 @@ fn fix(
     rule: &RuleConfig<SupportLang>,
     node: &NodeMatch<'_, StrDoc<SupportLang>>,
     text: &str,
-    content: ContentHash,
+    content: &Content,
 ) -> Option<FindingFix> {
     let fixer = rule.fixer.first()?;
     let edit = node.make_edit(&rule.matcher, fixer);
@@ -613,7 +631,7 @@ fn fix(
         },
         bytes,
         text: replacement,
-        content,
+        content: content.of(text),
     })
 }
 

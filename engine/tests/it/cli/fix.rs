@@ -483,3 +483,36 @@ fn fix_conflicts_with_new_since() {
     );
     assert_eq!(repo.read("a.ts"), "debugger;\n");
 }
+
+#[test]
+fn replacement_positions_count_characters_and_follow_expansions() {
+    let (root, _) = config_root(true);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "const é = \"🎉\";\r\nfunction g(naïve: string, b: number) {}\r\n";
+    std::fs::write(dir.path().join("a.ts"), text).expect("write");
+    let root_arg = root.path().to_str().expect("a UTF-8 temp path");
+    let (code, stdout, stderr) = check(dir.path(), &["--json", "--config", root_arg, "a.ts"]);
+    assert_eq!(code, 1, "{stderr}");
+    let renamed: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("a JSON line"))
+        .filter(|l| l["rule"] == "fix-rename-parameter-ts")
+        .collect();
+    assert_eq!(renamed.len(), 2, "{stdout}");
+    let first = &renamed[0];
+    // The match is the annotation `: string`; `expandStart` widens the fix to the name before it.
+    assert_eq!(
+        (first["line"].as_u64(), first["column"].as_u64()),
+        (Some(2), Some(17))
+    );
+    let replacement = &first["replacement"];
+    let start = text.find("naïve").expect("the parameter");
+    let end = start + "naïve: string".len();
+    assert_eq!(
+        replacement,
+        &serde_json::json!({
+            "line": 2, "column": 12, "endLine": 2, "endColumn": 25,
+            "byteStart": start, "byteEnd": end, "text": "renamed"
+        })
+    );
+}
