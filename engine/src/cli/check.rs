@@ -44,6 +44,8 @@ pub struct CheckArgs {
     /// Apply the rewrites of the rules that have a `fix:` (as `ast-grep scan --update-all`
     /// does), then analyze again and report what remains. Fixes that overlap one already applied
     /// wait for the next run. Not with --new-since: it would rewrite findings it does not report.
+    // Any mode that reports other content than the worktree's (such as the index's) must conflict
+    // too: the fixes are written to the worktree files.
     #[arg(long, conflicts_with = "new_since")]
     pub fix: bool,
 }
