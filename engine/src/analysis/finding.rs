@@ -96,8 +96,9 @@ pub struct Finding {
     /// whitespace collapsed to one space, trimmed).
     pub text_hash: String,
     /// The rule's rewrite for this match, when the rule has a `fix:`. Not part of the finding's
-    /// identity: fingerprints and the introduced-findings comparison never read it.
-    pub fix: Option<FindingFix>,
+    /// identity: fingerprints and the introduced-findings comparison never read it. Boxed, so a
+    /// finding without one (nearly all of them) stays as small as before.
+    pub fix: Option<Box<FindingFix>>,
 }
 
 impl Finding {

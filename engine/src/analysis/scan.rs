@@ -607,7 +607,7 @@ fn fix(
     node: &NodeMatch<'_, StrDoc<SupportLang>>,
     text: &str,
     content: &Content,
-) -> Option<FindingFix> {
+) -> Option<Box<FindingFix>> {
     let fixer = rule.fixer.first()?;
     let edit = node.make_edit(&rule.matcher, fixer);
     let bytes = ByteRange {
@@ -624,7 +624,7 @@ fn fix(
         return None;
     }
     let anchor = (node.range().start, node.start_pos().line());
-    Some(FindingFix {
+    Some(Box::new(FindingFix {
         range: SourceRange {
             start: position_at(text, anchor, bytes.start),
             end: position_at(text, anchor, bytes.end),
@@ -632,7 +632,7 @@ fn fix(
         bytes,
         text: replacement,
         content: content.of(text),
-    })
+    }))
 }
 
 /// The position of byte `offset` in `text`, counted from `anchor` (a byte offset and its line),

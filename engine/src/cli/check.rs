@@ -110,7 +110,7 @@ impl<'a> From<&'a Finding> for JsonFinding<'a> {
             note: f.note.as_deref(),
             policy: None,
             guidance: None,
-            replacement: f.fix.as_ref().map(JsonReplacement::from),
+            replacement: f.fix.as_deref().map(JsonReplacement::from),
         }
     }
 }
@@ -131,7 +131,7 @@ impl<'a> JsonFinding<'a> {
             policy: Some(&d.policy),
             guidance: Some(&d.guidance),
             replacement: finding
-                .and_then(|f| f.fix.as_ref())
+                .and_then(|f| f.fix.as_deref())
                 .map(JsonReplacement::from),
         }
     }

@@ -101,7 +101,7 @@ pub fn plan<'a>(findings: &[&'a Finding]) -> (Vec<&'a FindingFix>, usize) {
     });
     let mut kept = Vec::with_capacity(fixable.len());
     let mut end = 0;
-    for fix in fixable.iter().filter_map(|f| f.fix.as_ref()) {
+    for fix in fixable.iter().filter_map(|f| f.fix.as_deref()) {
         if fix.bytes.start >= end {
             end = fix.bytes.end;
             kept.push(fix);
@@ -403,7 +403,7 @@ mod tests {
                 end: at(end),
             },
             text_hash: String::new(),
-            fix: Some(FindingFix {
+            fix: Some(Box::new(FindingFix {
                 range: SourceRange {
                     start: at(fix.0),
                     end: at(fix.1),
@@ -414,7 +414,7 @@ mod tests {
                 },
                 text: text.to_owned(),
                 content: ContentHash(0),
-            }),
+            })),
         }
     }
 
