@@ -62,6 +62,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
                 },
             },
             text_hash: format!("{i:016x}"),
+            fix: None,
         })
         .collect();
     Arc::new(AnalysisSnapshot {

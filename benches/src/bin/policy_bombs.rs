@@ -205,6 +205,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
                 end: Position { line: i, column: 1 },
             },
             text_hash: format!("{i:016x}"),
+            fix: None,
         })
         .collect();
     Arc::new(AnalysisSnapshot {

@@ -1,5 +1,6 @@
 //! One normalized analyzer finding: what matched, where, and how loud it is.
 
+use crate::hash::ContentHash;
 use crate::ids::RuleId;
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -52,6 +53,30 @@ pub struct SourceRange {
     pub end: Position,
 }
 
+/// A half-open range of byte offsets into a file's text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ByteRange {
+    /// Offset of the first byte.
+    pub start: usize,
+    /// Offset just after the last byte.
+    pub end: usize,
+}
+
+/// The rewrite a rule's `fix:` proposes for one finding, exactly as ast-grep's fixer computes it
+/// (its first fix when the rule lists several; `expandStart`/`expandEnd` widen the range).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct FindingFix {
+    /// The replaced range, zero-based (columns in characters), as [`Finding::range`].
+    pub range: SourceRange,
+    /// The replaced range in bytes.
+    pub bytes: ByteRange,
+    /// The text that replaces the range.
+    pub text: String,
+    /// The hash of the file text the fix was computed on: it applies to those bytes only.
+    #[serde(skip)]
+    pub content: ContentHash,
+}
+
 /// A normalized finding. Ordering is deterministic: path, range, rule.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Finding {
@@ -70,6 +95,10 @@ pub struct Finding {
     /// Stable hash (xxh3-64, hex) of the matched text with its whitespace normalised (runs of
     /// whitespace collapsed to one space, trimmed).
     pub text_hash: String,
+    /// The rule's rewrite for this match, when the rule has a `fix:`. Not part of the finding's
+    /// identity: fingerprints and the introduced-findings comparison never read it. Boxed, so a
+    /// finding without one (nearly all of them) stays as small as before.
+    pub fix: Option<Box<FindingFix>>,
 }
 
 impl Finding {

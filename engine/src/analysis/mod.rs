@@ -8,7 +8,7 @@ pub mod scan;
 pub mod snapshot;
 
 pub use crate::config::AnalyzerKey;
-pub use finding::{Finding, Position, Severity, SourceRange};
+pub use finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 pub use rules::{RuleError, RuleLoad, RuleSet};
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};
 pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};

@@ -10,7 +10,7 @@
 //! directories are reported as [`SkipReason::NotRegular`].
 
 use super::cache::ScanCache;
-use super::finding::{Finding, Position, Severity, SourceRange};
+use super::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
 use crate::config::AnalyzerKey;
@@ -256,10 +256,11 @@ impl Analyzer {
             return Err(SkipReason::Binary);
         }
         let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
-        catch_unwind(AssertUnwindSafe(|| analyze_text(&self.rules, &path, text))).map_err(|panic| {
-            SkipReason::Unreadable {
-                error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
-            }
+        catch_unwind(AssertUnwindSafe(|| {
+            analyze_text(&self.rules, &path, text, &Content::new(None))
+        }))
+        .map_err(|panic| SkipReason::Unreadable {
+            error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
         })
     }
 
@@ -399,8 +400,9 @@ impl Analyzer {
                 },
                 Source::Skipped(reason) => Outcome::Skipped(reason),
                 Source::Text { content, text } => {
-                    match catch_unwind(AssertUnwindSafe(|| analyze_text(&this.rules, &path, &text)))
-                    {
+                    match catch_unwind(AssertUnwindSafe(|| {
+                        analyze_text(&this.rules, &path, &text, &Content::new(Some(content)))
+                    })) {
                         Ok(findings) => Outcome::Analyzed {
                             content,
                             findings: findings.into(),
@@ -551,12 +553,31 @@ fn severity(severity: &AstSeverity) -> Severity {
 /// The comment ast-grep's suppressions start with.
 const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 
-/// Parses `text` once and applies every rule for `path`.
+/// The content hash of the text being analyzed, worked out only when a fix needs it (a file read
+/// from disk has it already; an in-memory revision is hashed only if one of its findings has a
+/// fix).
+struct Content(std::cell::OnceCell<ContentHash>);
+
+impl Content {
+    fn new(known: Option<ContentHash>) -> Self {
+        let cell = std::cell::OnceCell::new();
+        if let Some(hash) = known {
+            let _ = cell.set(hash);
+        }
+        Self(cell)
+    }
+
+    fn of(&self, text: &str) -> ContentHash {
+        *self.0.get_or_init(|| ContentHash::of(text.as_bytes()))
+    }
+}
+
+/// Parses `text` (whose bytes hash to `content`) once and applies every rule for `path`.
 ///
 /// A file that mentions no suppression comment is matched in one traversal that visits only the
 /// nodes some rule can match (by AST kind). Otherwise ast-grep's own `CombinedScan` runs, so
 /// suppressions and unused-suppression hints behave exactly as in the ast-grep CLI.
-fn analyze_text(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
+fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> Vec<Finding> {
     let Some(lang) = language_of(path) else {
         return Vec::new();
     };
@@ -567,7 +588,11 @@ fn analyze_text(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
         let mut combined = CombinedScan::new(applicable);
         combined.set_unused_suppression_rule(rules.unused_suppression());
         for (rule, matches) in combined.scan(&grep, false).matches {
-            findings.extend(matches.iter().map(|node| finding(rule, path, node)));
+            findings.extend(
+                matches
+                    .iter()
+                    .map(|node| finding(rule, path, node, text, content)),
+            );
         }
     } else {
         let by_kind = index_by_kind(&applicable);
@@ -578,7 +603,7 @@ fn analyze_text(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
             for &index in candidates {
                 let rule = applicable[index];
                 if let Some(matched) = rule.matcher.match_node(node.clone()) {
-                    findings.push(finding(rule, path, &matched));
+                    findings.push(finding(rule, path, &matched, text, content));
                 }
             }
         }
@@ -606,11 +631,13 @@ fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
     by_kind
 }
 
-/// Normalizes one match of `rule`.
+/// Normalizes one match of `rule` in `text` (whose bytes hash to `content`).
 fn finding(
     rule: &RuleConfig<SupportLang>,
     path: &str,
     node: &NodeMatch<'_, StrDoc<SupportLang>>,
+    text: &str,
+    content: &Content,
 ) -> Finding {
     let (start, end) = (node.start_pos(), node.end_pos());
     Finding {
@@ -630,5 +657,63 @@ fn finding(
             },
         },
         text_hash: text_hash(&node.text()),
+        fix: fix(rule, node, text, content),
+    }
+}
+
+/// The rewrite of `rule`'s first fixer for `node`, computed as the ast-grep CLI computes it
+/// (`NodeMatch::make_edit` with the rule's matcher, which applies `expandStart`/`expandEnd`).
+/// Rules without `fix:` cost nothing here.
+fn fix(
+    rule: &RuleConfig<SupportLang>,
+    node: &NodeMatch<'_, StrDoc<SupportLang>>,
+    text: &str,
+    content: &Content,
+) -> Option<Box<FindingFix>> {
+    let fixer = rule.fixer.first()?;
+    let edit = node.make_edit(&rule.matcher, fixer);
+    let bytes = ByteRange {
+        start: edit.position,
+        end: edit.position + edit.deleted_length,
+    };
+    // The template is text and the source is UTF-8, so this holds unless a fixer splits a
+    // character; such a rewrite is not offered rather than written broken.
+    let replacement = String::from_utf8(edit.inserted_text).ok()?;
+    if bytes.end > text.len()
+        || !text.is_char_boundary(bytes.start)
+        || !text.is_char_boundary(bytes.end)
+    {
+        return None;
+    }
+    let anchor = (node.range().start, node.start_pos().line());
+    Some(Box::new(FindingFix {
+        range: SourceRange {
+            start: position_at(text, anchor, bytes.start),
+            end: position_at(text, anchor, bytes.end),
+        },
+        bytes,
+        text: replacement,
+        content: content.of(text),
+    }))
+}
+
+/// The position of byte `offset` in `text`, counted from `anchor` (a byte offset and its line),
+/// so a fix next to its match costs the bytes between them, not the file. Lines end at `\n` and
+/// columns count characters, as ast-grep's positions do.
+fn position_at(text: &str, anchor: (usize, usize), offset: usize) -> Position {
+    let (anchor_offset, anchor_line) = anchor;
+    let newlines = |from: usize, to: usize| text[from..to].matches('\n').count();
+    let line = if offset >= anchor_offset {
+        anchor_line + newlines(anchor_offset, offset)
+    } else {
+        anchor_line.saturating_sub(newlines(offset, anchor_offset))
+    };
+    let line_start = text.as_bytes()[..offset]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |newline| newline + 1);
+    Position {
+        line,
+        column: text[line_start..offset].chars().count(),
     }
 }

@@ -14,7 +14,9 @@ use super::new_since::{self, PresentAtRev};
 use super::staged;
 use super::targets::WalkOptions;
 use super::{ExitStatus, Output};
-use crate::analysis::{AnalysisSnapshot, Analyzer, Finding, ScanLimits, SkipReason, SkippedFile};
+use crate::analysis::{
+    AnalysisSnapshot, Analyzer, Finding, FindingFix, ScanLimits, SkipReason, SkippedFile,
+};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
 use crate::delivery::{Start, diagnostic_start, finding_start};
@@ -73,6 +75,13 @@ pub struct CheckArgs {
     /// listed as warnings, and the exit status follows the findings instead of being 2.
     #[arg(long)]
     pub allow_skipped: bool,
+    /// Apply the rewrites of the rules that have a `fix:` (as `ast-grep scan --update-all`
+    /// does), then analyze again and report what remains. Fixes that overlap one already applied
+    /// wait for the next run. Not with --new-since: it would rewrite findings it does not report.
+    // Any mode that reports other content than the worktree's (such as the index's) must conflict
+    // too: the fixes are written to the worktree files.
+    #[arg(long, conflicts_with_all = ["new_since", "staged"])]
+    pub fix: bool,
 }
 
 /// The exit statuses, for `check --help`.
@@ -99,6 +108,35 @@ struct JsonFinding<'a> {
     note: Option<&'a str>,
     policy: Option<&'a str>,
     guidance: Option<&'a str>,
+    replacement: Option<JsonReplacement<'a>>,
+}
+
+/// A finding's fix as printed by `--json`: the replaced range (1-based lines and columns in
+/// characters, and 0-based byte offsets) and the text that replaces it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonReplacement<'a> {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    byte_start: usize,
+    byte_end: usize,
+    text: &'a str,
+}
+
+impl<'a> From<&'a FindingFix> for JsonReplacement<'a> {
+    fn from(fix: &'a FindingFix) -> Self {
+        Self {
+            line: fix.range.start.line + 1,
+            column: fix.range.start.column + 1,
+            end_line: fix.range.end.line + 1,
+            end_column: fix.range.end.column + 1,
+            byte_start: fix.bytes.start,
+            byte_end: fix.bytes.end,
+            text: &fix.text,
+        }
+    }
 }
 
 impl<'a> From<&'a Finding> for JsonFinding<'a> {
@@ -115,6 +153,7 @@ impl<'a> From<&'a Finding> for JsonFinding<'a> {
             note: f.note.as_deref(),
             policy: None,
             guidance: None,
+            replacement: f.fix.as_deref().map(JsonReplacement::from),
         }
     }
 }
@@ -134,6 +173,9 @@ impl<'a> JsonFinding<'a> {
             note: finding.and_then(|f| f.note.as_deref()),
             policy: Some(&d.policy),
             guidance: Some(&d.guidance),
+            replacement: finding
+                .and_then(|f| f.fix.as_deref())
+                .map(JsonReplacement::from),
         }
     }
 }
@@ -177,6 +219,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
+    let mut fixed = None;
     let snapshot = if args.staged {
         let staged = match staged::staged(&cwd, &args.paths, limits.max_file_bytes) {
             Ok(staged) => staged,
@@ -209,7 +252,11 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         for warning in &targets.warnings {
             out.warn(warning);
         }
-        let scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        let mut scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        if args.fix {
+            fixed = Some(super::fix::apply(&targets.root, &scanned));
+            scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        }
         with_skipped(scanned, targets.not_analyzed)
     };
     let registry = &config.registry;
@@ -227,6 +274,10 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         present
     });
     let status = report(&snapshot, &run, present.as_ref(), args, out);
+    let status = match fixed {
+        Some(fixed) => super::fix::summarize(&fixed, &snapshot, status, out),
+        None => status,
+    };
     if broken { ExitStatus::Error } else { status }
 }
 
@@ -303,19 +354,29 @@ impl<'a> From<CheckResult<'a>> for Line<'a> {
             } => Line {
                 json: JsonFinding::from_diagnostic(d, finding),
                 human: format!(
-                    "{}:{}:{} {} {}",
+                    "{}:{}:{} {} {}{}",
                     Escaped(&d.path),
                     d.line,
                     d.column,
                     Escaped(&d.rule),
-                    Escaped(&d.message)
+                    Escaped(&d.message),
+                    fix_mark(finding)
                 ),
             },
             CheckResult::Unreported(f) => Line {
                 json: JsonFinding::from(f),
-                human: escaped(f),
+                human: format!("{}{}", escaped(f), fix_mark(Some(f))),
             },
         }
+    }
+}
+
+/// The mark a human line ends with when its finding has a fix.
+fn fix_mark(finding: Option<&Finding>) -> &'static str {
+    if finding.is_some_and(|f| f.fix.is_some()) {
+        " (fix available: check --fix)"
+    } else {
+        ""
     }
 }
 

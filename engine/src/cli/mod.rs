@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod doctor;
+mod fix;
 pub mod init;
 mod new_since;
 mod staged;

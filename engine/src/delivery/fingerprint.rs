@@ -151,6 +151,7 @@ mod tests {
                     end: Position { line: 0, column: 3 },
                 },
                 text_hash: "abc".into(),
+                fix: None,
             }],
             ..AnalysisSnapshot::default()
         };

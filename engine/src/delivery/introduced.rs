@@ -190,6 +190,7 @@ mod tests {
                 end: Position { line, column: 3 },
             },
             text_hash: text.into(),
+            fix: None,
         }
     }
 

@@ -155,6 +155,7 @@ mod tests {
                 end: Position { line: 0, column: 1 },
             },
             text_hash: "0".to_owned(),
+            fix: None,
         };
         let snapshot = Arc::new(AnalysisSnapshot {
             findings: vec![finding],

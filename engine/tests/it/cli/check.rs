@@ -72,9 +72,15 @@ fn json_lines_have_the_documented_shape() {
             "note",
             "path",
             "policy",
+            "replacement",
             "rule",
             "severity"
         ]
+    );
+    assert_eq!(
+        line["replacement"],
+        serde_json::Value::Null,
+        "no fix: {line}"
     );
     assert_eq!(line["policy"], "typescript-no-non-null-assertion");
     assert!(

@@ -74,6 +74,7 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
                         },
                     },
                     text_hash: "0".to_owned(),
+                    fix: None,
                 })
             })
         })

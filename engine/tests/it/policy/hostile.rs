@@ -96,6 +96,7 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
                 end: Position { line, column: 1 },
             },
             text_hash: format!("{line}"),
+            fix: None,
         })
         .collect();
     Arc::new(AnalysisSnapshot {

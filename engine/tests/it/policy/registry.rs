@@ -39,6 +39,7 @@ fn finding(path: &str, line: usize, rule: &str) -> Finding {
             end: Position { line, column: 9 },
         },
         text_hash: "0".to_owned(),
+        fix: None,
     }
 }
 

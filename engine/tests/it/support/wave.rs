@@ -211,6 +211,7 @@ impl WaveAnalyzer for FakeAnalyzer {
                             },
                         },
                         text_hash: format!("{:016x}", xxhash(content)),
+                        fix: None,
                     });
                 }
             }
