@@ -4,3 +4,4 @@
 mod check;
 mod parity;
 mod policy_commands;
+mod unconsumed;
