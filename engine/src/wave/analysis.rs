@@ -4,10 +4,10 @@
 //! relevant); the one immutable `Arc<AnalysisSnapshot>` fanned out to every interested policy, a
 //! failing policy isolated.
 //!
-//! The findings no policy reported reach the model as they are, exactly as `check` prints them
-//! ([`DiagnosticRun::results`]): a rule no policy consumes speaks with its own message and note,
-//! and a policy that reports a finding takes over its guidance. They are diagnostics of the
-//! analyzer itself ([`analyzer_policy_id`]), delivered and remembered like a policy's.
+//! The findings of rules no policy consumes reach the model as they are, exactly as `check`
+//! prints them ([`DiagnosticRun::results`]): with the rule's own message and note. A policy that
+//! consumes a rule speaks for its findings instead. They are diagnostics of the analyzer itself
+//! ([`analyzer_policy_id`]), delivered and remembered like a policy's.
 //!
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
@@ -41,6 +41,7 @@ pub trait WaveAnalyzer: Send {
     fn max_file_bytes(&self) -> u64 {
         ScanLimits::default().max_file_bytes
     }
+
     /// Whether the analyzer has rules of its own. Their findings reach the model even when no
     /// policy consumes the analyzer, so it is scanned for them; one without rules is scanned only
     /// for the policies that consume it.
@@ -116,12 +117,12 @@ pub struct AnalyzerRun {
     pub snapshot: Arc<AnalysisSnapshot>,
     /// The policies' diagnostics, failures and logs.
     pub policies: DiagnosticRun,
-    /// The findings no policy reported, as diagnostics of the analyzer itself
+    /// The findings of rules no policy that ran consumes, as diagnostics of the analyzer itself
     /// ([`unreported_diagnostics`]).
     pub unreported: Vec<PolicyDiagnostic>,
 }
 
-/// The policy id the findings no policy reported are delivered under: the analyzer's key (e.g.
+/// The policy id unconsumed rules' findings are delivered under: the analyzer's key (e.g.
 /// `ast-grep:personal`). A policy's `ID` has no `:`, so it never names a real policy.
 pub fn analyzer_policy_id(analyzer: &AnalyzerKey) -> PolicyId {
     PolicyId::from(analyzer.as_str())
@@ -132,9 +133,10 @@ pub fn analyzer_policy_id(analyzer: &AnalyzerKey) -> PolicyId {
 const UNUSED_SUPPRESSION_GUIDANCE: &str =
     "Remove the `ast-grep-ignore` comment, or correct the rule id it names.";
 
-/// The findings of `snapshot` that no diagnostic of `run` reports — the same
-/// [`CheckResult::Unreported`] results `check` prints — as diagnostics of the analyzer: the
-/// rule's severity, message and position, its note as the guidance (empty when it has none).
+/// The findings of `snapshot` whose rule no policy of `run` consumed and that no diagnostic
+/// reports — the same [`CheckResult::Unreported`] results `check` prints — as diagnostics of the
+/// analyzer: the rule's severity, message and position, its note as the guidance (empty when it
+/// has none).
 pub fn unreported_diagnostics(
     run: &DiagnosticRun,
     snapshot: &AnalysisSnapshot,
@@ -176,10 +178,10 @@ pub struct WaveAnalysis {
 }
 
 impl WaveAnalysis {
-    /// The fingerprinted diagnostics (the policies' and the unreported findings') and which
-    /// `(path, policy)` results are complete. The unreported findings of a path are complete
-    /// whenever its analysis is, whichever policy failed: they are then the failed policy's
-    /// findings.
+    /// The fingerprinted diagnostics (the policies' and the unconsumed findings') and which
+    /// `(path, policy)` results are complete. The analyzer's own result for a path is complete
+    /// whenever the path's analysis is, whichever policy failed (a failed policy's rules are then
+    /// among the unconsumed ones).
     pub fn diagnostics(&self) -> WaveDiagnostics {
         let mut keyed = Vec::new();
         let mut coverage = Coverage::default();
@@ -325,7 +327,7 @@ impl AnalysisCoordinator {
     }
 
     /// Scans what `changed` requires under `root` (each analyzer key once), runs the interested
-    /// policies over each snapshot and keeps the findings none of them reported.
+    /// policies over each snapshot and keeps the findings of the rules none of them consumed.
     pub fn run(
         &mut self,
         root: &Path,
