@@ -234,8 +234,14 @@ fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
     }
 }
 
+/// The guidance and the suppression form. A rule delivered without a policy and without a
+/// `note` has no guidance: only the suppression form is shown.
 fn guidance_line(d: &PolicyDiagnostic) -> String {
-    let mut line = format!("  Fix: {}", d.guidance);
+    let mut line = if d.guidance.trim().is_empty() {
+        " ".to_owned()
+    } else {
+        format!("  Fix: {}", d.guidance)
+    };
     if !d.guidance.contains("ast-grep-ignore") {
         let _ = write!(
             line,
@@ -373,6 +379,24 @@ mod tests {
           Fix: Import statically. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-import -- <reason>
         ");
         assert_eq!((block.shown.clone(), block.omitted), (vec![0, 1, 2], 0));
+    }
+
+    #[test]
+    fn a_rule_without_a_note_shows_only_the_suppression_form() {
+        let d = diagnostic("no-var", "src/a.ts", 2, "");
+        let block = render(
+            WRITE,
+            &[&d],
+            &[],
+            &Warnings::default(),
+            RenderLimits::default(),
+        )
+        .unwrap();
+        insta::assert_snapshot!(block.text, @r"
+        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
+        - src/a.ts:2:5 no-var: no-var found
+          To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>
+        ");
     }
 
     #[test]

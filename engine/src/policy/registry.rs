@@ -2,11 +2,12 @@
 //! validated, with the files that failed and why, the digest of what was read, and reloads that
 //! report a previously loaded policy that now fails as degraded.
 
-use super::contract::{PolicyContract, read_contract};
+use super::contract::{DiagnosticSpec, PolicyContract, PolicySpec, read_contract};
 use super::digest::registry_digest;
 use super::failure::{PolicyProblem, ProblemReason};
 use super::sandbox::Sandbox;
 use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
+use crate::config::AnalyzerKey;
 use crate::config::trust::TrustError;
 use crate::ids::PolicyId;
 use rhai::AST;
@@ -232,6 +233,30 @@ impl PolicyRegistry {
     /// The loaded policies, in file order.
     pub fn policies(&self) -> &[LoadedPolicy] {
         &self.policies
+    }
+
+    /// The loaded diagnostic policies that consume snapshots of `analyzer` (their `ANALYZER`
+    /// selects it), in file order.
+    pub fn diagnostic_consumers<'a>(
+        &'a self,
+        analyzer: &'a AnalyzerKey,
+    ) -> impl Iterator<Item = (&'a LoadedPolicy, &'a DiagnosticSpec)> {
+        self.policies
+            .iter()
+            .filter_map(move |policy| match &policy.contract.spec {
+                PolicySpec::Diagnostic(spec) if spec.accepts_analyzer(analyzer) => {
+                    Some((policy, spec))
+                }
+                PolicySpec::Diagnostic(_) | PolicySpec::Verification(_) => None,
+            })
+    }
+
+    /// True when a loaded diagnostic policy consuming `analyzer` lists `rule` in its `RULES`:
+    /// its diagnostics then speak for the rule's findings. A rule no policy consumes is delivered
+    /// as its own message and note, in Pi as by `check`.
+    pub fn consumes_rule(&self, analyzer: &AnalyzerKey, rule: &str) -> bool {
+        self.diagnostic_consumers(analyzer)
+            .any(|(_, spec)| spec.rules.iter().any(|r| r.as_str() == rule))
     }
 
     /// The loaded policy with `id`.

@@ -12,9 +12,9 @@ use super::sandbox::{CallOutput, RunError};
 use super::view::SnapshotView;
 use crate::analysis::{AnalysisSnapshot, Finding};
 use crate::cancel::CancelToken;
-use crate::ids::PolicyId;
+use crate::ids::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -48,6 +48,9 @@ impl Default for AffectsOptions {
 pub struct DiagnosticRun {
     /// Diagnostics of every policy that succeeded, sorted by path, position, rule and policy.
     pub diagnostics: Vec<PolicyDiagnostic>,
+    /// The `RULES` of every policy that ran without failing: their findings are the policies' to
+    /// report or leave out, so [`DiagnosticRun::results`] never shows them raw.
+    pub consumed: BTreeSet<RuleId>,
     /// Policies that failed on this snapshot.
     pub failures: Vec<PolicyFailure>,
     /// What the policies printed.
@@ -64,7 +67,9 @@ pub enum CheckResult<'a> {
         /// The finding of the same rule at the same path, line and column.
         finding: Option<&'a Finding>,
     },
-    /// A finding no policy reported (a rule without a policy, an unused suppression): never lost.
+    /// A finding of a rule no policy consumed (a rule without a policy, one whose policies all
+    /// failed, an unused suppression) that no diagnostic reports: never lost, shown as the
+    /// rule's message and note.
     Unreported(&'a Finding),
 }
 
@@ -92,8 +97,10 @@ fn location(f: &Finding) -> (&str, &str, usize, usize) {
 }
 
 impl DiagnosticRun {
-    /// The policies' diagnostics joined with every finding of `snapshot` no policy reported, in
-    /// one deterministic order (path, line, column, rule; stable for equal keys).
+    /// The policies' diagnostics joined with every finding of `snapshot` that no diagnostic
+    /// reports and whose rule no policy that ran consumes, in one deterministic order (path,
+    /// line, column, rule; stable for equal keys). A policy that consumes a rule speaks for its
+    /// findings, including those it leaves out; `check` and the Pi wave both deliver this.
     pub fn results<'a>(&'a self, snapshot: &'a AnalysisSnapshot) -> Vec<CheckResult<'a>> {
         let by_location: HashMap<_, _> =
             snapshot.findings.iter().map(|f| (location(f), f)).collect();
@@ -115,7 +122,9 @@ impl DiagnosticRun {
                 snapshot
                     .findings
                     .iter()
-                    .filter(|f| !reported.contains(&location(f)))
+                    .filter(|f| {
+                        !reported.contains(&location(f)) && !self.consumed.contains(&f.rule)
+                    })
                     .map(CheckResult::Unreported),
             )
             .collect();
@@ -209,6 +218,7 @@ impl PolicyRegistry {
         }
         let view = SnapshotView::new(Arc::clone(snapshot), &spec.rules);
         if view.is_empty() {
+            run.consumed.extend(spec.rules.iter().cloned());
             return;
         }
         let argument = (Dynamic::from(view.clone()),);
@@ -218,7 +228,10 @@ impl PolicyRegistry {
             return;
         };
         match from_result(value, &policy.contract.id, spec, &view) {
-            Ok(diagnostics) => run.diagnostics.extend(diagnostics),
+            Ok(diagnostics) => {
+                run.diagnostics.extend(diagnostics);
+                run.consumed.extend(spec.rules.iter().cloned());
+            }
             Err(message) => run.failures.push(failure(
                 policy,
                 "evaluate",

@@ -1,12 +1,14 @@
 //! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted (the
-//! whole path to it), the trust, load and compile status of its rule files and of each policy, and
-//! the registry digest.
+//! whole path to it), the trust, load and compile status of its rule files (every rule compiled,
+//! problems worded as `check` words them) and of each policy, the rules no policy consumes
+//! (informational: they are delivered as their own message and note), and the registry digest.
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
-use crate::ids::PolicyId;
+use crate::ids::{PolicyId, RuleId};
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::{PolicyKind, RootProblem};
+use crate::text::Escaped;
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
@@ -35,6 +37,11 @@ pub struct DoctorReport {
     pub rule_problems: Vec<String>,
     /// How many rule files were read.
     pub rule_files: usize,
+    /// How many rules compiled.
+    pub rules: usize,
+    /// The compiled rules no loaded diagnostic policy lists in its `RULES`, sorted. Not a
+    /// problem: their findings reach the agent (and `check`) as the rule's message and note.
+    pub unconsumed_rules: Vec<RuleId>,
     /// Each policy file and its state, in file order.
     pub policies: Vec<(PathBuf, PolicyHealth)>,
     /// The registry digest over the policies and rule files that were read.
@@ -42,7 +49,8 @@ pub struct DoctorReport {
 }
 
 impl DoctorReport {
-    /// True when the root exists and is trusted and every rule and policy file loaded.
+    /// True when the root exists and is trusted and every rule and policy file loaded. Rules no
+    /// policy consumes do not count against it.
     pub fn healthy(&self) -> bool {
         self.root_status.is_ok()
             && self.rule_problems.is_empty()
@@ -57,25 +65,35 @@ impl DoctorReport {
 /// [`LoadedConfig::load`] that `check` uses, so `doctor` reports exactly the problems `check`
 /// refuses to run with.
 pub fn doctor(root: &Path) -> DoctorReport {
+    let source = ConfigSource::Root(root.to_path_buf());
     let LoadedConfig {
         registry,
+        rules,
         rule_files,
         rule_problems,
         ..
-    } = LoadedConfig::load(&ConfigSource::Root(root.to_path_buf()));
+    } = LoadedConfig::load(&source);
     let root_status = registry.root_problem().map_or(Ok(()), Err);
     // The rules of a root that is absent or not trusted are not reported: the root's own problem
     // says what to do first.
-    let (rule_texts, rule_problems): (Vec<(String, String)>, Vec<String>) = match &root_status {
-        Err(_) => (Vec::new(), Vec::new()),
-        Ok(()) => (
-            rule_files
-                .into_iter()
-                .map(|file| (relative(root, &file.path), file.text))
-                .collect(),
-            rule_problems.iter().map(ToString::to_string).collect(),
-        ),
-    };
+    let (rule_texts, rule_problems, rule_ids): (Vec<(String, String)>, Vec<String>, &[String]) =
+        match &root_status {
+            Err(_) => (Vec::new(), Vec::new(), &[]),
+            Ok(()) => (
+                rule_files
+                    .into_iter()
+                    .map(|file| (relative(root, &file.path), file.text))
+                    .collect(),
+                rule_problems.iter().map(ToString::to_string).collect(),
+                rules.ids(),
+            ),
+        };
+    let analyzer = source.analyzer_key();
+    let unconsumed_rules: Vec<RuleId> = rule_ids
+        .iter()
+        .filter(|rule| !registry.consumes_rule(&analyzer, rule))
+        .map(RuleId::from)
+        .collect();
     let mut policies: Vec<(PathBuf, PolicyHealth)> = registry
         .policies()
         .iter()
@@ -98,6 +116,8 @@ pub fn doctor(root: &Path) -> DoctorReport {
         root: root.to_path_buf(),
         digest: registry.digest_with(rule_texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
         rule_files: rule_texts.len(),
+        rules: rule_ids.len(),
+        unconsumed_rules,
         root_status,
         rule_problems,
         policies,
@@ -120,9 +140,20 @@ impl std::fmt::Display for DoctorReport {
             )?,
             Err(problem) => writeln!(f, "  problem: {problem}")?,
         }
-        writeln!(f, "rules: {} file(s) read", self.rule_files)?;
+        writeln!(
+            f,
+            "rules: {} file(s) read, {} rule(s) compiled",
+            self.rule_files, self.rules
+        )?;
         for problem in &self.rule_problems {
             writeln!(f, "  problem: {problem}")?;
+        }
+        for rule in &self.unconsumed_rules {
+            writeln!(
+                f,
+                "  info: no policy consumes `{}`: its findings are delivered as the rule's message and note",
+                Escaped(rule)
+            )?;
         }
         writeln!(f, "policies: {}", self.policies.len())?;
         for (path, health) in &self.policies {

@@ -1,7 +1,13 @@
-//! Owns the analysis coordinator: from a wave's changed paths, one request per diagnostic policy
-//! and analyzer it consumes, coalesced by analyzer key; each key scanned at most once per wave
-//! (never for a read-only wave or when no changed path is relevant); the one immutable
-//! `Arc<AnalysisSnapshot>` fanned out to every interested policy, a failing policy isolated.
+//! Owns the analysis coordinator: from a wave's changed paths, one request per analyzer that has
+//! rules of its own or a diagnostic policy consuming it, coalesced by analyzer key; each key
+//! scanned at most once per wave (never for a read-only wave or when no changed path is
+//! relevant); the one immutable `Arc<AnalysisSnapshot>` fanned out to every interested policy, a
+//! failing policy isolated.
+//!
+//! The findings of rules no policy consumes reach the model as they are, exactly as `check`
+//! prints them ([`DiagnosticRun::results`]): with the rule's own message and note. A policy that
+//! consumes a rule speaks for its findings instead. They are diagnostics of the analyzer itself
+//! ([`analyzer_policy_id`]), delivered and remembered like a policy's.
 //!
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
@@ -11,7 +17,7 @@ use crate::analysis::{
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use crate::ids::PolicyId;
-use crate::policy::{DiagnosticRun, PolicyRegistry, PolicySpec};
+use crate::policy::{CheckResult, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -35,6 +41,13 @@ pub trait WaveAnalyzer: Send {
     fn max_file_bytes(&self) -> u64 {
         ScanLimits::default().max_file_bytes
     }
+
+    /// Whether the analyzer has rules of its own. Their findings reach the model even when no
+    /// policy consumes the analyzer, so it is scanned for them; one without rules is scanned only
+    /// for the policies that consume it.
+    fn has_rules(&self) -> bool {
+        true
+    }
 }
 
 impl WaveAnalyzer for Analyzer {
@@ -57,6 +70,10 @@ impl WaveAnalyzer for Analyzer {
     fn max_file_bytes(&self) -> u64 {
         Analyzer::max_file_bytes(self)
     }
+
+    fn has_rules(&self) -> bool {
+        !self.rules().ids().is_empty()
+    }
 }
 
 /// The diagnostic policies of a session.
@@ -69,13 +86,8 @@ pub trait DiagnosticPolicies: Send + Sync {
 
 impl DiagnosticPolicies for PolicyRegistry {
     fn consumers(&self, analyzer: &AnalyzerKey) -> Vec<PolicyId> {
-        self.policies()
-            .iter()
-            .filter(|policy| match &policy.contract.spec {
-                PolicySpec::Diagnostic(spec) => spec.accepts_analyzer(analyzer),
-                PolicySpec::Verification(_) => false,
-            })
-            .map(|policy| policy.contract.id.clone())
+        self.diagnostic_consumers(analyzer)
+            .map(|(policy, _)| policy.contract.id.clone())
             .collect()
     }
 
@@ -91,7 +103,8 @@ pub struct AnalyzerRequest {
     pub analyzer: AnalyzerKey,
     /// The changed paths it handles.
     pub paths: BTreeSet<String>,
-    /// The policies waiting for its snapshot.
+    /// The policies waiting for its snapshot (none when only the analyzer's own rules asked for
+    /// it).
     pub policies: BTreeSet<PolicyId>,
 }
 
@@ -104,6 +117,57 @@ pub struct AnalyzerRun {
     pub snapshot: Arc<AnalysisSnapshot>,
     /// The policies' diagnostics, failures and logs.
     pub policies: DiagnosticRun,
+    /// The findings of rules no policy that ran consumes, as diagnostics of the analyzer itself
+    /// ([`unreported_diagnostics`]).
+    pub unreported: Vec<PolicyDiagnostic>,
+}
+
+/// The policy id unconsumed rules' findings are delivered under: the analyzer's key (e.g.
+/// `ast-grep:personal`). A policy's `ID` has no `:`, so it never names a real policy.
+pub fn analyzer_policy_id(analyzer: &AnalyzerKey) -> PolicyId {
+    PolicyId::from(analyzer.as_str())
+}
+
+/// What the model is told to do about an unused `ast-grep-ignore` comment (ast-grep's
+/// `unused-suppression` hint has a message but no note).
+const UNUSED_SUPPRESSION_GUIDANCE: &str =
+    "Remove the `ast-grep-ignore` comment, or correct the rule id it names.";
+
+/// The findings of `snapshot` whose rule no policy of `run` consumed and that no diagnostic
+/// reports — the same [`CheckResult::Unreported`] results `check` prints — as diagnostics of the
+/// analyzer: the rule's severity, message and position, its note as the guidance (empty when it
+/// has none).
+pub fn unreported_diagnostics(
+    run: &DiagnosticRun,
+    snapshot: &AnalysisSnapshot,
+) -> Vec<PolicyDiagnostic> {
+    let policy = analyzer_policy_id(&snapshot.analyzer);
+    run.results(snapshot)
+        .into_iter()
+        .filter_map(|result| match result {
+            CheckResult::Unreported(finding) => Some(finding),
+            CheckResult::Policy { .. } => None,
+        })
+        .map(|f| {
+            let guidance = if f.rule == ast_grep_config::UNUSED_SUPPRESSION_ID {
+                UNUSED_SUPPRESSION_GUIDANCE.to_owned()
+            } else {
+                f.note.clone().unwrap_or_default()
+            };
+            PolicyDiagnostic {
+                path: f.path.clone(),
+                line: f.range.start.line + 1,
+                column: f.range.start.column + 1,
+                end_line: f.range.end.line + 1,
+                end_column: f.range.end.column + 1,
+                rule: f.rule.clone(),
+                policy: policy.clone(),
+                severity: f.severity,
+                message: f.message.clone(),
+                guidance,
+            }
+        })
+        .collect()
 }
 
 /// All analyzer runs of one wave.
@@ -114,7 +178,10 @@ pub struct WaveAnalysis {
 }
 
 impl WaveAnalysis {
-    /// The fingerprinted diagnostics and which `(path, policy)` results are complete.
+    /// The fingerprinted diagnostics (the policies' and the unconsumed findings') and which
+    /// `(path, policy)` results are complete. The analyzer's own result for a path is complete
+    /// whenever the path's analysis is, whichever policy failed (a failed policy's rules are then
+    /// among the unconsumed ones).
     pub fn diagnostics(&self) -> WaveDiagnostics {
         let mut keyed = Vec::new();
         let mut coverage = Coverage::default();
@@ -124,6 +191,7 @@ impl WaveAnalysis {
                 run.policies
                     .diagnostics
                     .iter()
+                    .chain(&run.unreported)
                     .cloned()
                     .map(|d| index.key(d)),
             );
@@ -150,6 +218,7 @@ impl WaveAnalysis {
                         coverage.add(path, policy);
                     }
                 }
+                coverage.add(path, &analyzer_policy_id(&run.request.analyzer));
             }
         }
         WaveDiagnostics::new(keyed, coverage)
@@ -227,8 +296,9 @@ impl AnalysisCoordinator {
             .map(AsRef::as_ref)
     }
 
-    /// The requests for `changed` paths: one per policy and consumed analyzer with at least one
-    /// relevant path, coalesced by analyzer key.
+    /// The requests for `changed` paths: one per analyzer with at least one relevant path that
+    /// has rules of its own (their findings reach the model without a policy) or a diagnostic
+    /// policy consuming it, coalesced by analyzer key.
     pub fn requests(&self, changed: &BTreeSet<String>) -> Vec<AnalyzerRequest> {
         let mut coalesced: BTreeMap<&AnalyzerKey, AnalyzerRequest> = BTreeMap::new();
         for analyzer in &self.analyzers {
@@ -240,22 +310,24 @@ impl AnalysisCoordinator {
             if relevant.is_empty() {
                 continue;
             }
-            for policy in self.policies.consumers(analyzer.key()) {
-                let request = coalesced
-                    .entry(analyzer.key())
-                    .or_insert_with(|| AnalyzerRequest {
-                        analyzer: analyzer.key().clone(),
-                        ..AnalyzerRequest::default()
-                    });
-                request.paths.extend(relevant.iter().cloned());
-                request.policies.insert(policy);
+            let consumers = self.policies.consumers(analyzer.key());
+            if consumers.is_empty() && !analyzer.has_rules() {
+                continue;
             }
+            let request = coalesced
+                .entry(analyzer.key())
+                .or_insert_with(|| AnalyzerRequest {
+                    analyzer: analyzer.key().clone(),
+                    ..AnalyzerRequest::default()
+                });
+            request.paths.extend(relevant);
+            request.policies.extend(consumers);
         }
         coalesced.into_values().collect()
     }
 
-    /// Scans what `changed` requires under `root` (each analyzer key once) and runs the
-    /// interested policies over each snapshot.
+    /// Scans what `changed` requires under `root` (each analyzer key once), runs the interested
+    /// policies over each snapshot and keeps the findings of the rules none of them consumed.
     pub fn run(
         &mut self,
         root: &Path,
@@ -275,10 +347,12 @@ impl AnalysisCoordinator {
             let paths: Vec<String> = request.paths.iter().cloned().collect();
             let snapshot = analyzer.scan(root, &paths);
             let policies = self.policies.evaluate(&snapshot, cancel);
+            let unreported = unreported_diagnostics(&policies, &snapshot);
             runs.push(AnalyzerRun {
                 request,
                 snapshot,
                 policies,
+                unreported,
             });
         }
         WaveAnalysis { runs }

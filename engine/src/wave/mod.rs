@@ -7,7 +7,9 @@
 //!   paths and advances the workspace revision once. Every wait is bounded by a timeout,
 //!   [`WaveCoordinator::idle`] included.
 //! * [`AnalysisCoordinator`] turns the changed paths into analyzer requests coalesced by key,
-//!   scans each key at most once and fans the snapshot out to every interested policy.
+//!   scans each key at most once and fans the snapshot out to every interested policy; the
+//!   findings no policy reported are delivered as the rule's message and note, as `check`
+//!   prints them.
 //! * [`crate::delivery`] then picks the new diagnostics the wave introduced (compared with what
 //!   each file held before it, `prior`) and renders the block for the carrier.
 //!
@@ -36,7 +38,7 @@ mod tracker;
 
 pub use analysis::{
     AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
-    WaveAnalysis, WaveAnalyzer,
+    WaveAnalysis, WaveAnalyzer, analyzer_policy_id, unreported_diagnostics,
 };
 pub use config::WaveConfig;
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};

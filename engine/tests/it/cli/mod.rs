@@ -6,3 +6,4 @@ mod fail_closed;
 mod fix;
 mod parity;
 mod policy_commands;
+mod unconsumed;

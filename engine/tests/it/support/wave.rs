@@ -247,6 +247,10 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Blocking<A> {
     fn max_file_bytes(&self) -> u64 {
         self.inner.max_file_bytes()
     }
+
+    fn has_rules(&self) -> bool {
+        self.inner.has_rules()
+    }
 }
 
 /// Every scan an analyzer was asked for: `(key, paths)`.
@@ -294,6 +298,10 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Counting<A> {
 
     fn max_file_bytes(&self) -> u64 {
         self.inner.max_file_bytes()
+    }
+
+    fn has_rules(&self) -> bool {
+        self.inner.has_rules()
     }
 }
 

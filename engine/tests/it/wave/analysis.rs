@@ -1,13 +1,18 @@
-//! The analysis coordinator: requests built from the policies that consume an analyzer,
-//! coalesced by key; one scan per key per wave, proven with a counting analyzer around the real
-//! ast-grep analyzer and the built-in policy pack (two diagnostic policies).
+//! The analysis coordinator: requests built from the policies that consume an analyzer and from
+//! its own rules, coalesced by key; one scan per key per wave, proven with a counting analyzer
+//! around the real ast-grep analyzer and the built-in policy pack (two diagnostic policies); the
+//! findings no policy reports kept as the analyzer's own diagnostics.
 
 use crate::support::wave::{
     Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, real, run_batch, write_step,
 };
 use crate::support::{TestRepo, set};
+use pi_native_hooks::analysis::{AnalysisSnapshot, AnalyzerKey};
 use pi_native_hooks::cancel::CancelToken;
-use pi_native_hooks::wave::{AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest};
+use pi_native_hooks::wave::{
+    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, WaveAnalyzer,
+};
+use std::path::Path;
 use std::sync::Arc;
 
 #[tokio::test]
@@ -78,12 +83,26 @@ fn requests_are_built_per_policy_and_coalesced_by_analyzer_key() {
         "no relevant path"
     );
 
-    let unused =
+    let unconsumed =
         AnalysisCoordinator::new(vec![Box::new(analyzer())], Arc::new(FakePolicies::new(&[])))
             .unwrap();
+    assert_eq!(
+        unconsumed.requests(&set(&["a.ts"])),
+        [AnalyzerRequest {
+            analyzer: "fake:analyzer".into(),
+            paths: set(&["a.ts"]),
+            policies: set(&[]),
+        }],
+        "no policy consumes the analyzer, but its rules' findings are delivered as they are"
+    );
+    let ruleless = AnalysisCoordinator::new(
+        vec![Box::new(RuleLess(analyzer()))],
+        Arc::new(FakePolicies::new(&[])),
+    )
+    .unwrap();
     assert!(
-        unused.requests(&set(&["a.ts"])).is_empty(),
-        "no policy consumes the analyzer"
+        ruleless.requests(&set(&["a.ts"])).is_empty(),
+        "an analyzer without rules that no policy consumes is never scanned"
     );
 
     let duplicate = AnalysisCoordinator::new(
@@ -108,7 +127,7 @@ fn a_run_scans_each_key_once_and_covers_only_complete_results() {
     let mut coordinator =
         AnalysisCoordinator::new(vec![Box::new(counting)], Arc::new(policies)).unwrap();
     let analysis = coordinator.run(
-        std::path::Path::new("/"),
+        Path::new("/"),
         &set(&["a.ts", "gone.ts"]),
         &CancelToken::new(),
     );
@@ -122,9 +141,39 @@ fn a_run_scans_each_key_once_and_covers_only_complete_results() {
     );
     let diagnostics = analysis.diagnostics();
     assert_eq!(diagnostics.diagnostics.len(), 1, "only p1 reported");
-    assert_eq!(diagnostics.coverage.policies("a.ts"), Some(&set(&["p1"])));
+    assert!(
+        analysis.runs[0].unreported.is_empty(),
+        "p1 reported the finding"
+    );
+    // The analyzer's own result (the findings no policy reported) is complete wherever the
+    // analysis is.
+    assert_eq!(
+        diagnostics.coverage.policies("a.ts"),
+        Some(&set(&["fake:analyzer", "p1"]))
+    );
     assert_eq!(
         diagnostics.coverage.policies("gone.ts"),
-        Some(&set(&["p1"]))
+        Some(&set(&["fake:analyzer", "p1"]))
     );
+}
+
+/// A [`FakeAnalyzer`] that says it has no rules of its own.
+struct RuleLess(FakeAnalyzer);
+
+impl WaveAnalyzer for RuleLess {
+    fn key(&self) -> &AnalyzerKey {
+        self.0.key()
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        self.0.handles(path)
+    }
+
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        self.0.scan(root, paths)
+    }
+
+    fn has_rules(&self) -> bool {
+        false
+    }
 }

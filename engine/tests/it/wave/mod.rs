@@ -7,3 +7,4 @@ mod git;
 mod harness;
 mod interleavings;
 mod introduced;
+mod unconsumed;
