@@ -2,20 +2,21 @@
 //! once, run the diagnostic policies over that one snapshot, and print what they report plus any
 //! finding no policy covers, as a pre-commit or CI step.
 //!
-//! Human output is one line per result with file names, messages and reasons escaped
-//! ([`crate::text`]), so a file name cannot forge a result line or drive the terminal; `--json`
-//! keeps the original text (serde escapes it as JSON).
+//! The results are written in the form `--format` picks ([`super::format`]); the exit status
+//! is decided here: 1 when a result is at or above `--error-on` (or findings were omitted), 0
+//! when only lower ones were printed, 2 when the run is incomplete. Messages on stderr escape
+//! file names and reasons ([`crate::text`]).
 
+use super::format::{self, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
 use super::new_since::{self, PresentAtRev};
 use super::{ExitStatus, Output};
-use crate::analysis::{AnalysisSnapshot, Finding, SkipReason};
+use crate::analysis::{AnalysisSnapshot, SkipReason};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
 use crate::delivery::{Start, diagnostic_start, finding_start};
-use crate::policy::{CheckResult, DiagnosticRun, PolicyDiagnostic};
+use crate::policy::{CheckResult, DiagnosticRun};
 use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
-use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `check`.
@@ -33,68 +34,26 @@ pub struct CheckArgs {
     /// Use the built-in default pack even when a personal config root exists.
     #[arg(long)]
     pub builtin: bool,
-    /// Print one JSON object per finding and line.
-    #[arg(long)]
+    /// How to print the results: `human` (diagnostics with code frames and a summary line),
+    /// `concise` (one `path:line:column rule message` line each), `json` (one JSON object per
+    /// line), `github` (GitHub Actions annotations) or `sarif` (SARIF 2.1.0).
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Human)]
+    pub format: Format,
+    /// Print one JSON object per finding and line (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Colour the human output: `auto` when stdout is a terminal and `NO_COLOR` is unset.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The lowest severity that makes `check` exit 1 (hint < info < warning); lower ones are
+    /// printed and exit 0.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = ErrorOn::Warning)]
+    pub error_on: ErrorOn,
     /// Report only the findings that were not in their file at REV (a branch, tag or commit):
     /// the same rule with the same whitespace-normalised text, counted per file. Without paths,
     /// also checks the files committed since REV.
     #[arg(long, value_name = "REV")]
     pub new_since: Option<String>,
-}
-
-/// One finding as printed by `--json`: 1-based lines and columns (columns in characters).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonFinding<'a> {
-    rule: &'a str,
-    severity: &'a str,
-    path: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    message: &'a str,
-    note: Option<&'a str>,
-    policy: Option<&'a str>,
-    guidance: Option<&'a str>,
-}
-
-impl<'a> From<&'a Finding> for JsonFinding<'a> {
-    fn from(f: &'a Finding) -> Self {
-        Self {
-            rule: &f.rule,
-            severity: f.severity.as_str(),
-            path: &f.path,
-            line: f.range.start.line + 1,
-            column: f.range.start.column + 1,
-            end_line: f.range.end.line + 1,
-            end_column: f.range.end.column + 1,
-            message: &f.message,
-            note: f.note.as_deref(),
-            policy: None,
-            guidance: None,
-        }
-    }
-}
-
-impl<'a> JsonFinding<'a> {
-    /// A policy's diagnostic, with the note of the finding it reports.
-    fn from_diagnostic(d: &'a PolicyDiagnostic, finding: Option<&'a Finding>) -> Self {
-        Self {
-            rule: &d.rule,
-            severity: d.severity.as_str(),
-            path: &d.path,
-            line: d.line,
-            column: d.column,
-            end_line: d.end_line,
-            end_column: d.end_column,
-            message: &d.message,
-            note: finding.and_then(|f| f.note.as_deref()),
-            policy: Some(&d.policy),
-            guidance: Some(&d.guidance),
-        }
-    }
 }
 
 /// Runs `check` from `cwd`.
@@ -170,54 +129,82 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
         present
     });
-    report(&snapshot, &run, present.as_ref(), args, out)
+    let sources = format::worktree_sources(&targets.root);
+    let place = Place {
+        root: &targets.root,
+        cwd: &cwd,
+        sources: &sources,
+    };
+    report(&snapshot, &run, present.as_ref(), &place, args, out)
 }
 
 fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// One printed result, in both output forms.
-struct Line<'a> {
-    json: JsonFinding<'a>,
-    human: String,
-}
-
-impl<'a> From<CheckResult<'a>> for Line<'a> {
-    fn from(result: CheckResult<'a>) -> Self {
-        match result {
-            CheckResult::Policy {
-                diagnostic: d,
-                finding,
-            } => Line {
-                json: JsonFinding::from_diagnostic(d, finding),
-                human: format!(
-                    "{}:{}:{} {} {}",
-                    Escaped(&d.path),
-                    d.line,
-                    d.column,
-                    Escaped(&d.rule),
-                    Escaped(&d.message)
-                ),
-            },
-            CheckResult::Unreported(f) => Line {
-                json: JsonFinding::from(f),
-                human: escaped(f),
-            },
-        }
+impl CheckArgs {
+    /// The output form: `--json` is `--format json`.
+    fn output_format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
     }
 }
 
+/// A result as the output forms see it: a policy's diagnostic with the note of the finding it
+/// reports, or a finding no policy reported.
+fn diagnostic<'a>(result: &CheckResult<'a>) -> Diagnostic<'a> {
+    match *result {
+        CheckResult::Policy {
+            diagnostic: d,
+            finding,
+        } => Diagnostic {
+            rule: &d.rule,
+            severity: d.severity,
+            path: &d.path,
+            line: d.line,
+            column: d.column,
+            end_line: d.end_line,
+            end_column: d.end_column,
+            message: &d.message,
+            note: finding.and_then(|f| f.note.as_deref()),
+            policy: Some(&d.policy),
+            guidance: Some(&d.guidance),
+            replacement: None,
+        },
+        CheckResult::Unreported(f) => Diagnostic {
+            rule: &f.rule,
+            severity: f.severity,
+            path: &f.path,
+            line: f.range.start.line + 1,
+            column: f.range.start.column + 1,
+            end_line: f.range.end.line + 1,
+            end_column: f.range.end.column + 1,
+            message: &f.message,
+            note: f.note.as_deref(),
+            policy: None,
+            guidance: None,
+            replacement: None,
+        },
+    }
+}
+
+/// Where a run's files are, for showing them: the root the snapshot's paths are relative to, the
+/// current directory (`-C` included) and where code frames read the analyzed text.
+struct Place<'a> {
+    root: &'a Path,
+    cwd: &'a Path,
+    sources: format::SourceLookup<'a>,
+}
+
 /// Prints the results of the run (policy diagnostics and the findings no policy reported, in the
-/// engine's order), then what was skipped or failed.
+/// engine's order) in the chosen form, then what was skipped or failed.
 fn report(
     snapshot: &AnalysisSnapshot,
     run: &DiagnosticRun,
     present: Option<&PresentAtRev>,
+    place: &Place<'_>,
     args: &CheckArgs,
     out: &mut Output<'_>,
 ) -> ExitStatus {
-    let json = args.json;
     let mut results = run.results(snapshot);
     if let Some(present) = present {
         let before = results.len();
@@ -231,22 +218,27 @@ fn report(
             ));
         }
     }
-    let lines: Vec<Line<'_>> = results.into_iter().map(Line::from).collect();
-    for Line {
-        json: json_line,
-        human,
-    } in &lines
-    {
-        let written = if json {
-            serde_json::to_string(json_line)
-                .map_err(std::io::Error::other)
-                .and_then(|line| writeln!(out.stdout, "{line}"))
-        } else {
-            writeln!(out.stdout, "{human}")
-        };
-        if written.is_err() {
-            return ExitStatus::Error;
-        }
+    let diagnostics: Vec<Diagnostic<'_>> = results.iter().map(diagnostic).collect();
+    let summary = Summary {
+        analyzed: snapshot.paths.len().saturating_sub(snapshot.skipped.len()),
+        not_analyzed: snapshot.skipped.len(),
+        omitted: snapshot.omitted_findings,
+    };
+    let format = args.output_format();
+    let written = format::write(
+        format,
+        &format::Report {
+            diagnostics: &diagnostics,
+            summary,
+            root: place.root,
+            cwd: place.cwd,
+            sources: place.sources,
+            color: matches!(format, Format::Human | Format::Concise) && args.color.enabled(),
+        },
+        out.stdout,
+    );
+    if written.is_err() {
+        return ExitStatus::Error;
     }
     for skipped in &snapshot.skipped {
         out.warn(&format!(
@@ -281,10 +273,12 @@ fn report(
     {
         return out.fail("some files could not be read; the scan is incomplete");
     }
-    if lines.is_empty() && snapshot.omitted_findings == 0 {
-        ExitStatus::Clean
-    } else {
+    // Omitted findings have unknown severities: they fail the run.
+    let failing = diagnostics.iter().any(|d| args.error_on.fails(d.severity));
+    if failing || snapshot.omitted_findings > 0 {
         ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod doctor;
+pub mod format;
 pub mod init;
 mod new_since;
 mod targets;

@@ -230,7 +230,16 @@ fn check_on_a_named_fifo_or_symlink_to_one_returns_and_names_it() {
     mkfifo(&root.join("pipe"));
     symlink("../pipe", &root.join("src/x.ts"));
 
-    let (code, stdout, stderr) = check(root, &["--builtin", "src/pipe.ts", "src/x.ts"]);
+    let (code, stdout, stderr) = check(
+        root,
+        &[
+            "--builtin",
+            "--format",
+            "concise",
+            "src/pipe.ts",
+            "src/x.ts",
+        ],
+    );
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
@@ -253,7 +262,7 @@ fn check_finds_an_untracked_symlink_to_a_fifo_through_git_and_names_it() {
     mkfifo(&root.join("src/pipe.ts"));
     write(root, "src/bang.ts", BANG);
 
-    let (code, stdout, stderr) = check(root, &["--builtin"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise"]);
     assert_eq!(code, 1, "the finding in src/bang.ts: {stderr}");
     assert!(stdout.starts_with("src/bang.ts:2:"), "{stdout}");
     assert_eq!(
@@ -276,7 +285,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
     write(root, "src/real.ts", BANG);
     symlink("real.ts", &root.join("src/link.ts"));
 
-    let (code, stdout, stderr) = check(root, &["--builtin", "src"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise", "src"]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stdout
@@ -298,7 +307,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
 
     // Named, the link to a regular file inside the repository is followed, as the ast-grep CLI
     // follows a file named on its command line.
-    let (code, stdout, stderr) = check(root, &["--builtin", "src/link.ts"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise", "src/link.ts"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.starts_with("src/link.ts:2:"), "{stdout}");
     assert_eq!(stderr, "");
@@ -311,7 +320,7 @@ fn check_refuses_to_walk_a_named_directory_symlink_leaving_the_repository() {
     write(outside.path(), "inner.ts", BANG);
     symlink(outside.path(), &repo.path().join("out"));
 
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "out"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--format", "concise", "out"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert!(stderr.contains("out: outside "), "{stderr}");
@@ -324,7 +333,7 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
     huge.set_len(4 << 30).expect("sparse 4 GiB");
     drop(huge);
 
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--format", "concise"]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
@@ -342,7 +351,7 @@ fn check_reports_findings_in_files_git_is_told_to_ignore_edits_of() {
         write(root, "src/clean.ts", BANG);
         assert_eq!(repo.git(&["status", "--porcelain"]), "", "git hides it");
 
-        let (code, stdout, stderr) = check(root, &["--builtin"]);
+        let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise"]);
         assert_eq!(code, 1, "{flag}: {stderr}");
         assert!(
             stdout.starts_with(&format!("src/clean.ts:2:18 {BANG_RULE}")),
