@@ -19,8 +19,26 @@ use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
 use std::path::{Path, PathBuf};
 
+/// Examples and exit statuses, below `check --help`.
+const CHECK_HELP: &str = "Examples:
+  pi-native-hooks check                        the changed files (modified, staged, untracked)
+  pi-native-hooks check src tests/a.ts         everything under src/, and tests/a.ts
+  pi-native-hooks check --new-since main       only what the branch added since main
+  pi-native-hooks check --format github        GitHub Actions annotations
+  pi-native-hooks check --format sarif > pi-native-hooks.sarif
+  pi-native-hooks check --error-on hint        fail on every finding, hints included
+
+Severities, lowest first: hint < info < warning.
+
+Exit status:
+  0  no result at or above --error-on (lower ones are still printed)
+  1  a result at or above --error-on, or findings left out by a limit
+  2  usage or configuration error, a policy that failed, an analysis that failed or a file
+     that could not be read (explained on stderr)";
+
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = CHECK_HELP)]
 pub struct CheckArgs {
     /// Files to scan (default: the modified, staged and untracked files of the repository around
     /// the current directory, compared to HEAD).
@@ -34,15 +52,13 @@ pub struct CheckArgs {
     /// Use the built-in default pack even when a personal config root exists.
     #[arg(long)]
     pub builtin: bool,
-    /// How to print the results: `human` (diagnostics with code frames and a summary line),
-    /// `concise` (one `path:line:column rule message` line each), `json` (one JSON object per
-    /// line), `github` (GitHub Actions annotations) or `sarif` (SARIF 2.1.0).
+    /// How to print the results.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Human)]
     pub format: Format,
     /// Print one JSON object per finding and line (the same as `--format json`).
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
-    /// Colour the human output: `auto` when stdout is a terminal and `NO_COLOR` is unset.
+    /// When to colour the human output.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// The lowest severity that makes `check` exit 1 (hint < info < warning); lower ones are

@@ -153,14 +153,15 @@ fn frame(source: &str, d: &Diagnostic<'_>) -> Option<Frame> {
     if starts.len() != d.end_line - d.line + 1 {
         return None;
     }
-    let at = |offsets: &Vec<usize>, column: usize| {
-        offsets[column.saturating_sub(1).min(offsets.len() - 1)]
-    };
-    let start = at(starts.first()?, d.column);
-    let mut end = at(starts.last()?, d.end_column);
+    // A column past its line means the text changed since the analysis: no frame.
+    let at = |offsets: &Vec<usize>, column: usize| offsets.get(column.checked_sub(1)?).copied();
+    let start = at(starts.first()?, d.column)?;
+    let mut end = at(starts.last()?, d.end_column)?;
     if end <= start {
         // An empty span (a policy diagnostic without an end) marks its first character.
-        end = at(starts.first()?, d.column + 1).max(start);
+        end = at(starts.first()?, d.column + 1)
+            .unwrap_or(start)
+            .max(start);
     }
     Some(Frame {
         excerpt,
