@@ -236,7 +236,7 @@ fn report(
     }
     let diagnostics: Vec<Diagnostic<'_>> = results.iter().map(diagnostic).collect();
     let summary = Summary {
-        analyzed: snapshot.paths.len().saturating_sub(snapshot.skipped.len()),
+        analyzed: snapshot.parsed_files + snapshot.cached_files,
         not_analyzed: snapshot.skipped.len(),
         omitted: snapshot.omitted_findings,
     };
@@ -249,7 +249,7 @@ fn report(
             root: place.root,
             cwd: place.cwd,
             sources: place.sources,
-            color: matches!(format, Format::Human | Format::Concise) && args.color.enabled(),
+            color: format == Format::Human && args.color.enabled(),
         },
         out.stdout,
     );

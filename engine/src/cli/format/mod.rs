@@ -39,7 +39,7 @@ pub enum Format {
     Sarif,
 }
 
-/// When the human forms are coloured (`--color`).
+/// When the human form is coloured (`--color`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     /// When stdout is a terminal and neither `NO_COLOR` nor `TERM=dumb` says otherwise.
@@ -152,7 +152,7 @@ pub struct Report<'a> {
     pub cwd: &'a Path,
     /// Where code frames take the analyzed text from.
     pub sources: SourceLookup<'a>,
-    /// Whether the human forms are coloured.
+    /// Whether the human form is coloured (the others never are).
     pub color: bool,
 }
 

@@ -117,6 +117,34 @@ fn human_output_is_coloured_with_color_always_and_only_with_sgr_sequences() {
 }
 
 #[test]
+fn the_summary_counts_files_not_analyzed_and_a_clean_run_prints_nothing() {
+    let (repo, config) = (repository(), config());
+    repo.write("src/bin.ts", b"\0binary");
+    // The exit status of a run with a skipped file is `check`'s business, not the output's.
+    let (_, stdout, stderr) = run(
+        repo.path(),
+        &config,
+        &["--color", "never", "src/a.ts", "src/bin.ts"],
+    );
+    assert!(
+        stdout.ends_with(
+            "\nAnalyzed 1 file: 1 warning, 1 info, 1 hint; 1 file not analyzed (named on stderr).\n"
+        ),
+        "{stdout}"
+    );
+    assert!(stderr.contains("src/bin.ts: not analyzed"), "{stderr}");
+    let (_, stdout, _) = run(repo.path(), &config, &["--color", "never", "src/bin.ts"]);
+    assert_eq!(
+        stdout,
+        "Analyzed 0 files: no findings; 1 file not analyzed (named on stderr).\n"
+    );
+
+    repo.write("src/clean.ts", "export const ok = 1;\n");
+    let (code, stdout, stderr) = run(repo.path(), &config, &["src/clean.ts"]);
+    assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
+}
+
+#[test]
 fn concise_and_human_paths_are_relative_to_the_current_directory() {
     let (repo, config) = (repository(), config());
     let view = repo.path().join("src/view");
