@@ -131,7 +131,7 @@ test("on the first run, without a config root, the built-in pack delivers as che
   // `check` with no config root (here: the built-in pack, as it runs without one) reports the same finding.
   const check = (() => {
     try {
-      return execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["check", "--builtin"], { cwd: repo, encoding: "utf8" });
+      return execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["check", "--builtin", "--format", "concise"], { cwd: repo, encoding: "utf8" });
     } catch (error) {
       // execFileSync throws on a non-zero exit with the child's status and output attached.
       const failed = /** @type {{ status?: number, stdout?: string, stderr?: string }} */ (error);

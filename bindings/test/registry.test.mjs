@@ -339,7 +339,7 @@ test("on the first run, with no config root, a session of the installed extensio
 
   // The command npm linked, as the user runs it, on the same repository with the built-in pack
   // (what `check` runs without a root; the test cannot rely on the real user having none).
-  const check = await run(INSTALLED_BIN, ["check", "--builtin"], { cwd: repo });
+  const check = await run(INSTALLED_BIN, ["check", "--builtin", "--format", "concise"], { cwd: repo });
   assert.equal(check.code, 1, `check reports findings with exit 1:\n${check.stderr}`);
   const reported = check.stdout.trim().split("\n").map((line) => line.split(" ").slice(0, 2).join(" "));
   assert.deepEqual(reported, delivered, "the same finding as the session's diagnostic");

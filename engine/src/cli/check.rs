@@ -6,30 +6,52 @@
 //! analyzed is named and makes the exit status 2 (unless `--allow-skipped`), and a rule or policy
 //! that does not load is named with its file and line while the others still run (exit 2).
 //!
-//! Human output is one line per result with file names, messages and reasons escaped
-//! ([`crate::text`]), so a file name cannot forge a result line or drive the terminal; `--json`
-//! keeps the original text (serde escapes it as JSON).
+//! The results are written in the form `--format` picks ([`super::format`]); the exit status
+//! is decided here: 1 when a result is at or above `--error-on` (or findings were omitted), 0
+//! when only lower ones were printed, 2 when the run is incomplete. Messages on stderr escape
+//! file names and reasons ([`crate::text`]).
 
+use super::format::{self, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
 use super::new_since::{self, PresentAtRev};
 use super::staged;
 use super::targets::WalkOptions;
 use super::{ExitStatus, Output};
-use crate::analysis::{
-    AnalysisSnapshot, Analyzer, Finding, FindingFix, ScanLimits, SkipReason, SkippedFile,
-};
+use crate::analysis::{AnalysisSnapshot, Analyzer, ScanLimits, SkipReason, SkippedFile};
 use crate::cancel::CancelToken;
 use crate::config::ConfigSource;
 use crate::delivery::{Start, diagnostic_start, finding_start};
-use crate::policy::{CheckResult, DiagnosticRun, PolicyDiagnostic};
+use crate::policy::{CheckResult, DiagnosticRun};
 use crate::setup::LoadedConfig;
 use crate::text::{Escaped, escape};
-use serde::Serialize;
+use crate::workspace::RevisionTree;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Examples and exit statuses, below `check --help`.
+const CHECK_HELP: &str = "Examples:
+  pi-native-hooks check                        the changed files (modified, staged, untracked)
+  pi-native-hooks check src tests/a.ts         everything under src/, and tests/a.ts
+  pi-native-hooks check --new-since main       only what the branch added since main
+  pi-native-hooks check --format github        GitHub Actions annotations
+  pi-native-hooks check --format sarif > pi-native-hooks.sarif
+  pi-native-hooks check --error-on hint        fail on every finding, hints included
+  pi-native-hooks check --staged               the staged content, as a pre-commit hook
+  pi-native-hooks check --fix                  apply the rules' fixes, report what remains
+
+Severities, lowest first: hint < info < warning.
+
+Exit status:
+  0  every requested file was analyzed and no result is at or above --error-on (lower ones
+     are still printed)
+  1  a result at or above --error-on, or findings left out by --max-findings (with
+     --allow-skipped)
+  2  a usage or configuration error (the rules and policies that loaded still ran and their
+     findings are printed), a policy or the analysis failed, or a requested file was not
+     analyzed or a finding left out (unless --allow-skipped); explained on stderr";
+
 /// Arguments of `check`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = EXIT_STATUS_HELP)]
+#[command(after_help = CHECK_HELP)]
 // Each flag is an independent command-line switch, not a state.
 #[allow(clippy::struct_excessive_bools)]
 pub struct CheckArgs {
@@ -45,9 +67,19 @@ pub struct CheckArgs {
     /// Use the built-in default pack even when a personal config root exists.
     #[arg(long)]
     pub builtin: bool,
-    /// Print one JSON object per finding and line.
-    #[arg(long)]
+    /// How to print the results.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = Format::Human)]
+    pub format: Format,
+    /// Print one JSON object per finding and line (the same as `--format json`).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// When to colour the human output.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The lowest severity that makes `check` exit 1 (hint < info < warning); lower ones are
+    /// printed and exit 0.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = ErrorOn::Warning)]
+    pub error_on: ErrorOn,
     /// Report only the findings that were not in their file at REV (a branch, tag or commit):
     /// the same rule with the same whitespace-normalised text, counted per file. Without paths,
     /// also checks the files committed since REV.
@@ -82,102 +114,6 @@ pub struct CheckArgs {
     // too: the fixes are written to the worktree files.
     #[arg(long, conflicts_with_all = ["new_since", "staged"])]
     pub fix: bool,
-}
-
-/// The exit statuses, for `check --help`.
-pub const EXIT_STATUS_HELP: &str = "\
-Exit status:
-  0  every requested file was analyzed and nothing was reported
-  1  findings were reported
-  2  a usage or configuration error (the rules and policies that loaded still ran and their
-     findings are printed), a policy or the analysis failed, or a requested file was not
-     analyzed (unless --allow-skipped)";
-
-/// One finding as printed by `--json`: 1-based lines and columns (columns in characters).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonFinding<'a> {
-    rule: &'a str,
-    severity: &'a str,
-    path: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    message: &'a str,
-    note: Option<&'a str>,
-    policy: Option<&'a str>,
-    guidance: Option<&'a str>,
-    replacement: Option<JsonReplacement<'a>>,
-}
-
-/// A finding's fix as printed by `--json`: the replaced range (1-based lines and columns in
-/// characters, and 0-based byte offsets) and the text that replaces it.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct JsonReplacement<'a> {
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    byte_start: usize,
-    byte_end: usize,
-    text: &'a str,
-}
-
-impl<'a> From<&'a FindingFix> for JsonReplacement<'a> {
-    fn from(fix: &'a FindingFix) -> Self {
-        Self {
-            line: fix.range.start.line + 1,
-            column: fix.range.start.column + 1,
-            end_line: fix.range.end.line + 1,
-            end_column: fix.range.end.column + 1,
-            byte_start: fix.bytes.start,
-            byte_end: fix.bytes.end,
-            text: &fix.text,
-        }
-    }
-}
-
-impl<'a> From<&'a Finding> for JsonFinding<'a> {
-    fn from(f: &'a Finding) -> Self {
-        Self {
-            rule: &f.rule,
-            severity: f.severity.as_str(),
-            path: &f.path,
-            line: f.range.start.line + 1,
-            column: f.range.start.column + 1,
-            end_line: f.range.end.line + 1,
-            end_column: f.range.end.column + 1,
-            message: &f.message,
-            note: f.note.as_deref(),
-            policy: None,
-            guidance: None,
-            replacement: f.fix.as_deref().map(JsonReplacement::from),
-        }
-    }
-}
-
-impl<'a> JsonFinding<'a> {
-    /// A policy's diagnostic, with the note of the finding it reports.
-    fn from_diagnostic(d: &'a PolicyDiagnostic, finding: Option<&'a Finding>) -> Self {
-        Self {
-            rule: &d.rule,
-            severity: d.severity.as_str(),
-            path: &d.path,
-            line: d.line,
-            column: d.column,
-            end_line: d.end_line,
-            end_column: d.end_column,
-            message: &d.message,
-            note: finding.and_then(|f| f.note.as_deref()),
-            policy: Some(&d.policy),
-            guidance: Some(&d.guidance),
-            replacement: finding
-                .and_then(|f| f.fix.as_deref())
-                .map(JsonReplacement::from),
-        }
-    }
 }
 
 /// Runs `check` from `cwd`.
@@ -219,45 +155,14 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(analyzer) => analyzer,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let mut fixed = None;
-    let snapshot = if args.staged {
-        let staged = match staged::staged(&cwd, &args.paths, limits.max_file_bytes) {
-            Ok(staged) => staged,
-            Err(error) => return out.fail(&error.to_string()),
-        };
-        let mut not_analyzed = staged.not_analyzed;
-        not_analyzed.extend(staged.unfollowed.into_iter().map(|path| SkippedFile {
-            path,
-            reason: SkipReason::SymlinkNotFollowed,
-        }));
-        with_skipped(analyzer.scan_contents(staged.files), not_analyzed)
-    } else {
-        let walk = WalkOptions {
-            ignore_files: !args.no_ignore,
-        };
-        let mut targets = match super::targets::resolve(&cwd, &args.paths, walk) {
-            Ok(targets) => targets,
-            Err(error) => return out.fail(&error.to_string()),
-        };
-        if let (Some(rev), true) = (&rev, args.paths.is_empty()) {
-            match new_since::committed_since(rev) {
-                Ok(committed) => {
-                    targets.paths.extend(committed);
-                    targets.paths.sort();
-                    targets.paths.dedup();
-                }
-                Err(error) => return out.fail(&error.to_string()),
-            }
-        }
-        for warning in &targets.warnings {
-            out.warn(warning);
-        }
-        let mut scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
-        if args.fix {
-            fixed = Some(super::fix::apply(&targets.root, &scanned));
-            scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
-        }
-        with_skipped(scanned, targets.not_analyzed)
+    let Scanned {
+        root,
+        snapshot,
+        staged_sources,
+        fixed,
+    } = match scan(args, &cwd, rev.as_ref(), limits, &mut analyzer, out) {
+        Ok(scanned) => scanned,
+        Err(status) => return status,
     };
     let registry = &config.registry;
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
@@ -273,7 +178,19 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         }
         present
     });
-    let status = report(&snapshot, &run, present.as_ref(), args, out);
+    let worktree = format::worktree_sources(&root);
+    let staged_lookup = |path: &str| staged_sources.as_ref().and_then(|s| s.text(path));
+    let sources: format::SourceLookup<'_> = if args.staged {
+        &staged_lookup
+    } else {
+        &worktree
+    };
+    let place = Place {
+        root: &root,
+        cwd: &cwd,
+        sources,
+    };
+    let status = report(&snapshot, &run, present.as_ref(), &place, args, out);
     let status = match fixed {
         Some(fixed) => super::fix::summarize(&fixed, &snapshot, status, out),
         None => status,
@@ -335,61 +252,144 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// What `check` analyzed: the root its paths are relative to, the analysis, the staged content
+/// (for code frames under `--staged`) and, with `--fix`, what was written before the analysis.
+struct Scanned {
+    root: PathBuf,
+    snapshot: Arc<AnalysisSnapshot>,
+    staged_sources: Option<format::ContentSources>,
+    fixed: Option<super::fix::FixReport>,
+}
+
+/// Resolves the requested files (the index's staged blobs, named paths or git's changed files,
+/// plus the files committed since `rev`) and analyzes them; with `--fix`, writes the fixes and
+/// analyzes again. A usage error is printed and returned as the exit status.
+fn scan(
+    args: &CheckArgs,
+    cwd: &Path,
+    rev: Option<&RevisionTree>,
+    limits: ScanLimits,
+    analyzer: &mut Analyzer,
+    out: &mut Output<'_>,
+) -> Result<Scanned, ExitStatus> {
+    let mut fixed = None;
+    let mut staged_sources = None;
+    let (root, snapshot) = if args.staged {
+        let staged = match staged::staged(cwd, &args.paths, limits.max_file_bytes) {
+            Ok(staged) => staged,
+            Err(error) => return Err(out.fail(&error.to_string())),
+        };
+        let mut not_analyzed = staged.not_analyzed;
+        not_analyzed.extend(staged.unfollowed.into_iter().map(|path| SkippedFile {
+            path,
+            reason: SkipReason::SymlinkNotFollowed,
+        }));
+        staged_sources = Some(format::ContentSources::of(&staged.files));
+        let scanned = analyzer.scan_contents(staged.files);
+        (staged.root, with_skipped(scanned, not_analyzed))
+    } else {
+        let walk = WalkOptions {
+            ignore_files: !args.no_ignore,
+        };
+        let mut targets = match super::targets::resolve(cwd, &args.paths, walk) {
+            Ok(targets) => targets,
+            Err(error) => return Err(out.fail(&error.to_string())),
+        };
+        if let (Some(rev), true) = (rev, args.paths.is_empty()) {
+            match new_since::committed_since(rev) {
+                Ok(committed) => {
+                    targets.paths.extend(committed);
+                    targets.paths.sort();
+                    targets.paths.dedup();
+                }
+                Err(error) => return Err(out.fail(&error.to_string())),
+            }
+        }
+        for warning in &targets.warnings {
+            out.warn(warning);
+        }
+        let mut scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        if args.fix {
+            fixed = Some(super::fix::apply(&targets.root, &scanned));
+            scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
+        }
+        (targets.root, with_skipped(scanned, targets.not_analyzed))
+    };
+    Ok(Scanned {
+        root,
+        snapshot,
+        staged_sources,
+        fixed,
+    })
+}
+
 fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// One printed result, in both output forms.
-struct Line<'a> {
-    json: JsonFinding<'a>,
-    human: String,
-}
-
-impl<'a> From<CheckResult<'a>> for Line<'a> {
-    fn from(result: CheckResult<'a>) -> Self {
-        match result {
-            CheckResult::Policy {
-                diagnostic: d,
-                finding,
-            } => Line {
-                json: JsonFinding::from_diagnostic(d, finding),
-                human: format!(
-                    "{}:{}:{} {} {}{}",
-                    Escaped(&d.path),
-                    d.line,
-                    d.column,
-                    Escaped(&d.rule),
-                    Escaped(&d.message),
-                    fix_mark(finding)
-                ),
-            },
-            CheckResult::Unreported(f) => Line {
-                json: JsonFinding::from(f),
-                human: format!("{}{}", escaped(f), fix_mark(Some(f))),
-            },
-        }
+impl CheckArgs {
+    /// The output form: `--json` is `--format json`.
+    fn output_format(&self) -> Format {
+        if self.json { Format::Json } else { self.format }
     }
 }
 
-/// The mark a human line ends with when its finding has a fix.
-fn fix_mark(finding: Option<&Finding>) -> &'static str {
-    if finding.is_some_and(|f| f.fix.is_some()) {
-        " (fix available: check --fix)"
-    } else {
-        ""
+/// A result as the output forms see it: a policy's diagnostic with the note of the finding it
+/// reports, or a finding no policy reported.
+fn diagnostic<'a>(result: &CheckResult<'a>) -> Diagnostic<'a> {
+    match *result {
+        CheckResult::Policy {
+            diagnostic: d,
+            finding,
+        } => Diagnostic {
+            rule: &d.rule,
+            severity: d.severity,
+            path: &d.path,
+            line: d.line,
+            column: d.column,
+            end_line: d.end_line,
+            end_column: d.end_column,
+            message: &d.message,
+            note: finding.and_then(|f| f.note.as_deref()),
+            policy: Some(&d.policy),
+            guidance: Some(&d.guidance),
+            replacement: finding.and_then(|f| f.fix.as_deref()),
+        },
+        CheckResult::Unreported(f) => Diagnostic {
+            rule: &f.rule,
+            severity: f.severity,
+            path: &f.path,
+            line: f.range.start.line + 1,
+            column: f.range.start.column + 1,
+            end_line: f.range.end.line + 1,
+            end_column: f.range.end.column + 1,
+            message: &f.message,
+            note: f.note.as_deref(),
+            policy: None,
+            guidance: None,
+            replacement: f.fix.as_deref(),
+        },
     }
+}
+
+/// Where a run's files are, for showing them: the root the snapshot's paths are relative to, the
+/// current directory (`-C` included) and where code frames read the analyzed text.
+struct Place<'a> {
+    root: &'a Path,
+    cwd: &'a Path,
+    sources: format::SourceLookup<'a>,
 }
 
 /// Prints the results of the run (policy diagnostics and the findings no policy reported, in the
-/// engine's order), then what was skipped or failed.
+/// engine's order) in the chosen form, then what was skipped or failed.
 fn report(
     snapshot: &AnalysisSnapshot,
     run: &DiagnosticRun,
     present: Option<&PresentAtRev>,
+    place: &Place<'_>,
     args: &CheckArgs,
     out: &mut Output<'_>,
 ) -> ExitStatus {
-    let json = args.json;
     let mut results = run.results(snapshot);
     if let Some(present) = present {
         let before = results.len();
@@ -403,22 +403,27 @@ fn report(
             ));
         }
     }
-    let lines: Vec<Line<'_>> = results.into_iter().map(Line::from).collect();
-    for Line {
-        json: json_line,
-        human,
-    } in &lines
-    {
-        let written = if json {
-            serde_json::to_string(json_line)
-                .map_err(std::io::Error::other)
-                .and_then(|line| writeln!(out.stdout, "{line}"))
-        } else {
-            writeln!(out.stdout, "{human}")
-        };
-        if written.is_err() {
-            return ExitStatus::Error;
-        }
+    let diagnostics: Vec<Diagnostic<'_>> = results.iter().map(diagnostic).collect();
+    let summary = Summary {
+        analyzed: snapshot.parsed_files + snapshot.cached_files,
+        not_analyzed: snapshot.skipped.len(),
+        omitted: snapshot.omitted_findings,
+    };
+    let format = args.output_format();
+    let written = format::write(
+        format,
+        &format::Report {
+            diagnostics: &diagnostics,
+            summary,
+            root: place.root,
+            cwd: place.cwd,
+            sources: place.sources,
+            color: format == Format::Human && args.color.enabled(),
+        },
+        out.stdout,
+    );
+    if written.is_err() {
+        return ExitStatus::Error;
     }
     for skipped in &snapshot.skipped {
         out.warn(&format!(
@@ -467,10 +472,12 @@ fn report(
             "the check is incomplete: {what}; pass --allow-skipped to accept that"
         ));
     }
-    if lines.is_empty() && snapshot.omitted_findings == 0 {
-        ExitStatus::Clean
-    } else {
+    // Omitted findings have unknown severities: they fail the run.
+    let failing = diagnostics.iter().any(|d| args.error_on.fails(d.severity));
+    if failing || snapshot.omitted_findings > 0 {
         ExitStatus::Findings
+    } else {
+        ExitStatus::Clean
     }
 }
 

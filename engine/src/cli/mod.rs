@@ -2,8 +2,10 @@
 //! Each subcommand lives in its own file and owns no logic beyond presenting results.
 
 pub mod check;
+pub mod completions;
 pub mod doctor;
 mod fix;
+pub mod format;
 pub mod init;
 mod new_since;
 mod staged;
@@ -18,7 +20,7 @@ use std::process::ExitCode;
 
 /// Lint-and-verify hooks for the Pi coding agent.
 #[derive(Debug, Parser)]
-#[command(name = "pi-native-hooks", version, about)]
+#[command(name = "pi-native-hooks", version, about, after_help = TOP_LEVEL_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -34,7 +36,19 @@ enum Command {
     Init(init::InitArgs),
     /// Check the config root's trust, rules and policies, and print the registry digest.
     Doctor(doctor::DoctorArgs),
+    /// Print the shell completion script for bash, zsh, fish, elvish or PowerShell.
+    Completions(completions::CompletionsArgs),
 }
+
+/// Examples and exit statuses, below the top-level `--help`.
+const TOP_LEVEL_HELP: &str = "Examples:
+  pi-native-hooks check                     the changed TS/TSX files of this repository
+  pi-native-hooks check --format sarif src  every file under src/, as SARIF 2.1.0
+  pi-native-hooks init && pi-native-hooks doctor
+  pi-native-hooks completions bash
+
+Exit status: 0 success, 1 findings (check) or failed cases (test), 2 usage, configuration or
+run error (explained on stderr). `pi-native-hooks check --help` details check's.";
 
 /// How a command ended; maps to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +129,7 @@ pub fn run(cli: Cli, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Command::Test(args) => test::run(&args, cwd, out),
         Command::Init(args) => init::run(&args, cwd, out),
         Command::Doctor(args) => doctor::run(&args, cwd, out),
+        Command::Completions(args) => completions::run(&args, out),
     }
 }
 

@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 
 /// The staged files of a `check --staged`.
 pub(super) struct Staged {
+    /// The repository's worktree root, which the paths are relative to.
+    pub(super) root: PathBuf,
     /// Each staged TS/TSX file's path and staged bytes.
     pub(super) files: Vec<(String, Vec<u8>)>,
     /// Staged symlinks: like a walk, `--staged` does not follow them (the index holds the link,
@@ -78,6 +80,7 @@ pub(super) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged
     };
     let blobs = StagedBlobs::open(&root)?;
     let mut staged = Staged {
+        root: root.clone(),
         files: Vec::new(),
         unfollowed: Vec::new(),
         not_analyzed: Vec::new(),

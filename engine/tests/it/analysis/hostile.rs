@@ -230,7 +230,16 @@ fn check_on_a_named_fifo_or_symlink_to_one_returns_and_names_it() {
     mkfifo(&root.join("pipe"));
     symlink("../pipe", &root.join("src/x.ts"));
 
-    let (code, stdout, stderr) = check(root, &["--builtin", "src/pipe.ts", "src/x.ts"]);
+    let (code, stdout, stderr) = check(
+        root,
+        &[
+            "--builtin",
+            "--format",
+            "concise",
+            "src/pipe.ts",
+            "src/x.ts",
+        ],
+    );
     assert_eq!(
         code, 2,
         "named files that were not analyzed fail the check: {stderr}"
@@ -257,7 +266,7 @@ fn check_finds_an_untracked_symlink_to_a_fifo_through_git_and_names_it() {
     mkfifo(&root.join("src/pipe.ts"));
     write(root, "src/bang.ts", BANG);
 
-    let (code, stdout, stderr) = check(root, &["--builtin"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise"]);
     assert_eq!(code, 2, "three files not analyzed: {stderr}");
     assert!(stdout.starts_with("src/bang.ts:2:"), "{stdout}");
     assert_eq!(
@@ -281,7 +290,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
     write(root, "src/real.ts", BANG);
     symlink("real.ts", &root.join("src/link.ts"));
 
-    let (code, stdout, stderr) = check(root, &["--builtin", "src"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise", "src"]);
     assert_eq!(code, 2, "the FIFO was not analyzed: {stderr}");
     assert_eq!(
         stdout
@@ -305,7 +314,7 @@ fn check_walking_a_directory_names_fifos_and_does_not_follow_symlinks() {
 
     // Named, the link to a regular file inside the repository is followed, as the ast-grep CLI
     // follows a file named on its command line.
-    let (code, stdout, stderr) = check(root, &["--builtin", "src/link.ts"]);
+    let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise", "src/link.ts"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.starts_with("src/link.ts:2:"), "{stdout}");
     assert_eq!(stderr, "");
@@ -318,7 +327,7 @@ fn check_refuses_to_walk_a_named_directory_symlink_leaving_the_repository() {
     write(outside.path(), "inner.ts", BANG);
     symlink(outside.path(), &repo.path().join("out"));
 
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "out"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--format", "concise", "out"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert!(stderr.contains("out: outside "), "{stderr}");
@@ -332,7 +341,16 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
     drop(huge);
 
     // With a size limit given, it is never opened.
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--max-file-bytes", "1048576"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &[
+            "--builtin",
+            "--format",
+            "concise",
+            "--max-file-bytes",
+            "1048576",
+        ],
+    );
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert_eq!(
@@ -345,7 +363,7 @@ fn check_reports_a_sparse_four_gib_untracked_file_too_large_without_reading_it()
 
     // Without one (the default), its first chunk holds a NUL byte: binary, and the remaining
     // 4 GiB are never read.
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--format", "concise"]);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stdout, "");
     assert!(
@@ -363,7 +381,7 @@ fn check_reports_findings_in_files_git_is_told_to_ignore_edits_of() {
         write(root, "src/clean.ts", BANG);
         assert_eq!(repo.git(&["status", "--porcelain"]), "", "git hides it");
 
-        let (code, stdout, stderr) = check(root, &["--builtin"]);
+        let (code, stdout, stderr) = check(root, &["--builtin", "--format", "concise"]);
         assert_eq!(code, 1, "{flag}: {stderr}");
         assert!(
             stdout.starts_with(&format!("src/clean.ts:2:18 {BANG_RULE}")),

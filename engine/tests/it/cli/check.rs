@@ -35,7 +35,10 @@ fn repository() -> TestRepo {
 #[test]
 fn checks_the_changed_files_of_the_repository_around_the_cwd() {
     let repo = repository();
-    let (code, stdout, stderr) = check(&repo.path().join("src/view"), &["--builtin"]);
+    let (code, stdout, stderr) = check(
+        &repo.path().join("src/view"),
+        &["--builtin", "--color", "never"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert_snapshot!("changed_files", &stdout);
     assert!(stdout.ends_with('\n'), "every line ends with a newline");
@@ -122,7 +125,10 @@ fn given_directories_are_walked_and_c_changes_directory() {
     let repo = repository();
     let outside = tempfile::tempdir().expect("temp dir");
     let dir = repo.path().to_str().expect("utf-8 path");
-    let (code, stdout, _) = check(outside.path(), &["--builtin", "-C", dir, "src"]);
+    let (code, stdout, _) = check(
+        outside.path(),
+        &["--builtin", "--format", "concise", "-C", dir, "src"],
+    );
     assert_eq!(code, 1);
     let paths: Vec<&str> = stdout
         .lines()
@@ -152,7 +158,14 @@ fn a_personal_config_root_is_used_with_config() {
         .build();
     let (code, stdout, stderr) = check(
         repo.path(),
-        &["--config", root.path().to_str().expect("utf-8")],
+        &[
+            "--format",
+            "concise",
+            "--error-on",
+            "info",
+            "--config",
+            root.path().to_str().expect("utf-8"),
+        ],
     );
     assert_eq!(code, 1, "{stderr}");
     assert_snapshot!("personal_rule", &stdout);
@@ -220,8 +233,9 @@ fn findings_no_policy_covers_are_still_reported_without_a_policy() {
         "src/unused.ts",
         "// ast-grep-ignore: typescript-no-dynamic-import-ts -- stale\nexport const a = 1;\n",
     );
+    // A hint is printed but passes under the default `--error-on warning`.
     let (code, stdout, _) = check(repo.path(), &["--builtin", "--json", "src/unused.ts"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0);
     let line: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one json line");
     assert_eq!(
         (line["rule"].as_str(), line["severity"].as_str()),
@@ -286,7 +300,10 @@ fn file_names_with_a_newline_or_an_escape_are_printed_escaped_and_json_keeps_the
     repo.write("src/\u{1b}[2Jbin.ts", b"\0binary");
 
     // The binary file is accepted, so the run exits as its findings say.
-    let (code, stdout, stderr) = check(root, &["--builtin", "--allow-skipped"]);
+    let (code, stdout, stderr) = check(
+        root,
+        &["--builtin", "--format", "concise", "--allow-skipped"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert_snapshot!("escaped_names_stdout", &stdout);
     assert_snapshot!("escaped_names_stderr", &stderr);
@@ -329,7 +346,10 @@ fn new_since_reports_only_the_findings_absent_at_the_revision() {
         "export const c = 1;\nexport const e = (x: any) => x;\n",
     );
 
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "HEAD"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--new-since", "HEAD"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stdout,
@@ -338,7 +358,10 @@ fn new_since_reports_only_the_findings_absent_at_the_revision() {
     assert_eq!(stderr, "");
 
     // Against main: the branch's committed `any` too, and never the moved old ones.
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "main"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--new-since", "main"],
+    );
     assert_eq!(code, 1, "{stderr}");
     // Every `any` matches the same text, so `src/old.ts` holds three where `main` held two: one
     // is new. Which one is listed is the documented pairing (same line first, then from the end
@@ -355,14 +378,24 @@ fn new_since_reports_only_the_findings_absent_at_the_revision() {
     );
 
     // Without --new-since every finding of the changed files is reported.
-    let (code, stdout, _) = check(repo.path(), &["--builtin", "src/old.ts"]);
+    let (code, stdout, _) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "src/old.ts"],
+    );
     assert_eq!((code, stdout.lines().count()), (1, 3), "{stdout}");
 
     // Nothing new: exit 0, the old ones counted on stderr.
     repo.write("src/clean.ts", "export const c = 1;\n");
     let (code, stdout, stderr) = check(
         repo.path(),
-        &["--builtin", "--new-since", "HEAD", "src/old.ts"],
+        &[
+            "--builtin",
+            "--format",
+            "concise",
+            "--new-since",
+            "HEAD",
+            "src/old.ts",
+        ],
     );
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert_eq!(
@@ -396,7 +429,10 @@ fn new_since_counts_a_file_whose_old_blob_cannot_be_judged_as_all_new() {
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-qm", "latin-1"]);
     repo.write("src/h.ts", "// cafe\nexport const v: any = 1;\n");
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--new-since", "HEAD"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--new-since", "HEAD"],
+    );
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stdout.lines().count(), 1, "{stdout}");
     assert_eq!(

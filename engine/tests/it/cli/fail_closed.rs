@@ -187,7 +187,10 @@ fn allow_skipped_lists_them_as_warnings_and_exits_as_the_findings_say() {
     );
 
     repo.write("src/a.ts", CLEAN);
-    let (code, stdout, _) = check(repo.path(), &["--builtin", "--allow-skipped"]);
+    let (code, stdout, _) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--allow-skipped"],
+    );
     assert_eq!((code, stdout.as_str()), (0, ""));
 }
 
@@ -434,7 +437,10 @@ fn staged_binary_content_is_named_and_fails_the_check() {
     repo.write("src/bin.ts", b"\0binary");
     repo.git(&["add", "src/bin.ts"]);
     repo.write("src/bin.ts", CLEAN);
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--staged"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--staged"],
+    );
     assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
     assert!(
         stderr.starts_with("pi-native-hooks: warning: src/bin.ts: not analyzed: binary file\n"),

@@ -348,7 +348,10 @@ const MIXED_FIXED: &str =
 fn fix_reports_what_it_applied_and_exits_as_what_remains() {
     let repo = TestRepo::init();
     repo.write("src/a.test.ts", MIXED);
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--fix", "src/a.test.ts"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--fix", "src/a.test.ts"],
+    );
     assert_eq!(code, 1, "the non-null assertion remains:\n{stderr}");
     assert_eq!(
         stdout,
@@ -359,7 +362,10 @@ fn fix_reports_what_it_applied_and_exits_as_what_remains() {
     assert_eq!(repo.read("src/a.test.ts"), MIXED_FIXED);
 
     // Nothing left to fix: the file is not touched again.
-    let (code, _, stderr) = check(repo.path(), &["--builtin", "--fix", "src/a.test.ts"]);
+    let (code, _, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--fix", "src/a.test.ts"],
+    );
     assert_eq!(code, 1);
     assert_eq!(
         stderr,
@@ -374,7 +380,10 @@ fn fixing_every_finding_exits_zero_and_keeps_the_mode() {
     repo.write("src/a.ts", "export function f() {\n  debugger;\n}\n");
     let path = repo.abs("src/a.ts");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).expect("chmod");
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--fix", "src/a.ts"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "--fix", "src/a.ts"],
+    );
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert_eq!(repo.read("src/a.ts"), "export function f() {\n  \n}\n");
     let mode = std::fs::metadata(&path).expect("stat").permissions().mode();
@@ -426,7 +435,10 @@ fn json_carries_the_replacement_and_human_lines_mark_it() {
     assert_eq!(&MIXED[33..40], "it.only");
     assert_eq!(&MIXED[56..65], "debugger;");
 
-    let (_, human, _) = check(repo.path(), &["--builtin", "src/a.test.ts"]);
+    let (_, human, _) = check(
+        repo.path(),
+        &["--builtin", "--format", "concise", "src/a.test.ts"],
+    );
     let marked: Vec<bool> = human
         .lines()
         .map(|l| l.ends_with(" (fix available: check --fix)"))
@@ -444,7 +456,14 @@ fn fix_never_writes_through_a_symlink() {
     repo.symlink("real", "dir");
     let (code, stdout, stderr) = check(
         repo.path(),
-        &["--builtin", "--fix", "src/link.ts", "dir/a.ts"],
+        &[
+            "--builtin",
+            "--format",
+            "concise",
+            "--fix",
+            "src/link.ts",
+            "dir/a.ts",
+        ],
     );
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(
@@ -496,7 +515,10 @@ fn replacement_positions_count_characters_and_follow_expansions() {
     let text = "const é = \"🎉\";\r\nfunction g(naïve: string, b: number) {}\r\n";
     std::fs::write(dir.path().join("a.ts"), text).expect("write");
     let root_arg = root.path().to_str().expect("a UTF-8 temp path");
-    let (code, stdout, stderr) = check(dir.path(), &["--json", "--config", root_arg, "a.ts"]);
+    let (code, stdout, stderr) = check(
+        dir.path(),
+        &["--json", "--error-on", "hint", "--config", root_arg, "a.ts"],
+    );
     assert_eq!(code, 1, "{stderr}");
     let renamed: Vec<serde_json::Value> = stdout
         .lines()

@@ -1,9 +1,10 @@
-//! The `pi-native-hooks` command line: `check`, its parity with the ast-grep CLI (findings and
-//! `--fix`), and the policy commands `init`, `doctor` and `test`.
+//! The `pi-native-hooks` command line: `check`, its output forms, its parity with the ast-grep CLI
+//! (findings and `--fix`), the policy commands `init`, `doctor` and `test`, and `completions`.
 
 mod check;
 mod fail_closed;
 mod fix;
+mod output;
 mod parity;
 mod policy_commands;
 mod unconsumed;
