@@ -1,9 +1,10 @@
 //! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted (the
-//! whole path to it), the trust, load and compile status of its rule files and of each policy, and
-//! the registry digest.
+//! whole path to it), the trust, load and compile status of its rule files and of each policy, the
+//! registry digest, and the settings file (its values and problems).
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::config::settings::{LoadedSettings, SettingsOrigin};
 use crate::ids::PolicyId;
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::{PolicyKind, RootProblem};
@@ -39,6 +40,8 @@ pub struct DoctorReport {
     pub policies: Vec<(PathBuf, PolicyHealth)>,
     /// The registry digest over the policies and rule files that were read.
     pub digest: String,
+    /// The settings file: where the values come from, the values, the problems.
+    pub settings: LoadedSettings,
 }
 
 impl DoctorReport {
@@ -46,6 +49,7 @@ impl DoctorReport {
     pub fn healthy(&self) -> bool {
         self.root_status.is_ok()
             && self.rule_problems.is_empty()
+            && self.settings.problems.is_empty()
             && self
                 .policies
                 .iter()
@@ -61,6 +65,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         registry,
         rule_files,
         rule_problems,
+        settings,
         ..
     } = LoadedConfig::load(&ConfigSource::Root(root.to_path_buf()));
     let root_status = registry.root_problem().map_or(Ok(()), Err);
@@ -101,6 +106,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         root_status,
         rule_problems,
         policies,
+        settings,
     }
 }
 
@@ -133,6 +139,23 @@ impl std::fmt::Display for DoctorReport {
                 PolicyHealth::Failed(reason) => writeln!(f, "  failed: {reason}")?,
             }
         }
-        writeln!(f, "registry digest: {}", self.digest)
+        writeln!(f, "registry digest: {}", self.digest)?;
+        if self.root_status.is_ok() {
+            write_settings(f, &self.settings)?;
+        }
+        Ok(())
     }
+}
+
+/// The settings section: where the values come from, each value in force, each problem.
+fn write_settings(f: &mut std::fmt::Formatter<'_>, loaded: &LoadedSettings) -> std::fmt::Result {
+    writeln!(f, "settings: {}", loaded.origin)?;
+    // Without a file the values are the documented defaults.
+    if matches!(loaded.origin, SettingsOrigin::File(_)) {
+        write!(f, "{}", loaded.settings)?;
+    }
+    for problem in &loaded.problems {
+        writeln!(f, "  problem: {problem}")?;
+    }
+    Ok(())
 }
