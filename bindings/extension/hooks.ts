@@ -16,9 +16,9 @@ export interface PiNativeHooksOptions {
   /** Load this config root instead of the personal one (tests only: production resolves
    *  `~/.config/pi-native-hooks` from the OS user record, never from `$HOME`). */
   configRoot?: string;
-  /** Consecutive continuations without progress before the gate stops forcing (default 8). */
+  /** Tests only: replaces the settings file's `verification.continuation_cap` (default 8). */
   continuationCap?: number;
-  /** The longest a tool handler waits for its wave, in milliseconds (default 10,000). */
+  /** Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000). */
   waveTimeoutMs?: number;
 }
 
@@ -70,9 +70,9 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
         session = unwrap(
           await native.openSession({
-          cwd: ctx.cwd,
-          configRoot: options.configRoot,
-          continuationCap: options.continuationCap,
+            cwd: ctx.cwd,
+            configRoot: options.configRoot,
+            continuationCap: options.continuationCap,
             waveTimeoutMs: options.waveTimeoutMs,
           }),
         );

@@ -210,6 +210,8 @@ export interface GateStatus {
 export interface HooksStatus {
   /** The configuration and policies. */
   config: ConfigStatus
+  /** The settings in force and the settings file's problems. */
+  settings: SettingsStatus
   /** The verification gate. */
   verification: VerificationStatus
   /** Each analyzer's timing and health. */
@@ -262,8 +264,8 @@ export interface NotAnalyzedFile {
 }
 
 /**
- * Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
- * checks); an absent root gives a session over the built-in pack (no verification) whose status
+ * Opens the hooks session for one Pi session. Loads the config root once (rules, policies,
+ * settings, trust checks); an absent root gives a session over the built-in pack (no verification) whose status
  * explains `/hooks-init`.
  * Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
  */
@@ -397,9 +399,9 @@ export interface SessionOptions {
    * `<home>/.config/pi-native-hooks` with `<home>` from the OS user record (never `$HOME`).
    */
   configRoot?: string
-  /** Consecutive continuations without progress before the gate stops forcing (default 8). */
+  /** Tests only: replaces the settings file's `verification.continuation_cap` (default 8). */
   continuationCap?: number
-  /** The longest a tool handler waits for its wave, in milliseconds (default 10,000). */
+  /** Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000). */
   waveTimeoutMs?: number
 }
 
@@ -422,6 +424,31 @@ export interface SessionStatus {
   totals: WaveTotals
 }
 
+/**
+ * The settings in force (the settings file's, or the defaults, with the test options applied)
+ * and what was wrong with the file.
+ */
+export interface SettingsStatus {
+  /** The settings file read, when one exists. */
+  file?: string
+  /** Where the values come from, as text. */
+  origin: string
+  /** `verification.continuation_cap`. */
+  continuationCap: number
+  /** `waves.timeout_ms`. */
+  waveTimeoutMs: number
+  /** `diagnostic_block.max_lines`. */
+  blockMaxLines: number
+  /** `diagnostic_block.max_line_chars`. */
+  blockMaxLineChars: number
+  /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */
+  readOnlyTools: Array<string>
+  /** `[[tools.shell]]`: the declared shell tools. */
+  shellTools: Array<ShellToolStatus>
+  /** The settings file's problems, each naming file, line and key. */
+  problems: Array<string>
+}
+
 /** What `agent_before_settle` should do. */
 export interface SettleResult {
   /**
@@ -433,6 +460,14 @@ export interface SettleResult {
   notification?: string
   /** Entries to append. */
   entries: Array<PersistedEntry>
+}
+
+/** One declared shell tool. */
+export interface ShellToolStatus {
+  /** The tool's name. */
+  name: string
+  /** Where its exit code is found (`field details.exit_code`, `pattern '…'`). */
+  exitCode: string
 }
 
 /**
@@ -463,6 +498,13 @@ export interface ToolResultEvent {
   isError: boolean
   /** The tool's machine-readable result; `bash` reports its `exit_code` here. */
   structuredContent?: unknown
+  /**
+   * What a tool registered by an extension returns beside its content (a declared shell tool
+   * may report its exit code here).
+   */
+  details?: unknown
+  /** The result's content blocks (a declared shell tool may print its exit code in their text). */
+  content?: unknown
 }
 
 /** The verification part of the status. */

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Opens the hooks session for one Pi session. Loads the config root once (rules, policies, trust
-/// checks); an absent root gives a session over the built-in pack (no verification) whose status
+/// Opens the hooks session for one Pi session. Loads the config root once (rules, policies,
+/// settings, trust checks); an absent root gives a session over the built-in pack (no verification) whose status
 /// explains `/hooks-init`.
 /// Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
 #[napi]
@@ -25,11 +25,10 @@ pub async fn open_session(options: SessionOptions) -> Either<HookSession, Bindin
         },
     };
     let mut engine = EngineOptions::new(&options.cwd, root);
-    if let Some(cap) = options.continuation_cap {
-        engine.continuation_cap = cap;
-    }
-    if let Some(millis) = options.wave_timeout_ms {
-        engine.wave.timeout = Duration::from_millis(u64::from(millis));
-    }
+    // Test options only: production passes none, so the config root's settings file decides.
+    engine.overrides.continuation_cap = options.continuation_cap;
+    engine.overrides.wave_timeout = options
+        .wave_timeout_ms
+        .map(|millis| Duration::from_millis(u64::from(millis)));
     Either::A(HookSession::new(Arc::new(Session::open(engine))))
 }

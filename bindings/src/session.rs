@@ -87,7 +87,8 @@ impl HookSession {
     /// appended to this result.
     #[napi]
     pub async fn tool_result(&self, event: ToolResultEvent) -> ResultDecision {
-        self.inner.tool_result(&event.into()).await.into()
+        let result = event.into_result(&self.inner.settings().settings);
+        self.inner.tool_result(&result).await.into()
     }
 
     /// `tool_execution_end`.

@@ -1,5 +1,6 @@
 //! The status model behind `/hooks-status` (the binding renders it): config root health, the
-//! loaded policies with their digests and load errors, the project, the workspace revision, each
+//! loaded policies with their digests and load errors, the settings in force with the settings
+//! file's problems, the project, the workspace revision, each
 //! requirement's state with its required revision, last success, active waiver, last failure and
 //! last rejected run, the continuation cap, analyzer timing and health (with the files the last
 //! run could not analyze), and coordinator failures. Parts owned by other modules (analyzers, the
@@ -7,6 +8,7 @@
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::analysis::AnalyzerKey;
+use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin};
 use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
@@ -22,6 +24,8 @@ use std::path::PathBuf;
 pub struct HooksStatus {
     /// The configuration and policies.
     pub config: ConfigStatus,
+    /// The settings in force and the settings file's problems.
+    pub settings: SettingsStatus,
     /// The verification gate.
     pub verification: VerificationStatus,
     /// Each analyzer's timing and health (from the analysis coordinator).
@@ -137,6 +141,68 @@ impl ConfigStatus {
                     degraded_from: problem.degraded_from.clone(),
                 })
                 .collect(),
+        }
+    }
+}
+
+/// The settings in force (the settings file's, or the defaults, with a test's overrides applied)
+/// and what was wrong with the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SettingsStatus {
+    /// The settings file read, when one exists.
+    pub file: Option<PathBuf>,
+    /// Where the values come from, as text (`defaults (… does not exist)`, the file's path).
+    pub origin: String,
+    /// `verification.continuation_cap`.
+    pub continuation_cap: u32,
+    /// `waves.timeout_ms`.
+    pub wave_timeout_ms: u64,
+    /// `diagnostic_block.max_lines`.
+    pub block_max_lines: usize,
+    /// `diagnostic_block.max_line_chars`.
+    pub block_max_line_chars: usize,
+    /// `tools.read_only`: the tools declared read-only besides the built-in ones.
+    pub read_only_tools: Vec<String>,
+    /// `[[tools.shell]]`: the declared shell tools.
+    pub shell_tools: Vec<ShellToolStatus>,
+    /// The settings file's problems (each bad setting keeps its default), naming file, line and
+    /// key.
+    pub problems: Vec<String>,
+}
+
+/// One declared shell tool.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShellToolStatus {
+    /// The tool's name.
+    pub name: String,
+    /// Where its exit code is found (`field details.exit_code`, `pattern "…"`).
+    pub exit_code: String,
+}
+
+impl SettingsStatus {
+    /// The status of `loaded`, showing `in_force` as the values (the loaded ones with any
+    /// overrides applied).
+    pub fn of(loaded: &LoadedSettings, in_force: &Settings) -> Self {
+        SettingsStatus {
+            file: match &loaded.origin {
+                SettingsOrigin::File(path) => Some(path.clone()),
+                SettingsOrigin::Absent(_) | SettingsOrigin::BuiltIn => None,
+            },
+            origin: loaded.origin.to_string(),
+            continuation_cap: in_force.continuation_cap,
+            wave_timeout_ms: u64::try_from(in_force.wave_timeout.as_millis()).unwrap_or(u64::MAX),
+            block_max_lines: in_force.diagnostic_block.max_lines,
+            block_max_line_chars: in_force.diagnostic_block.max_line_chars,
+            read_only_tools: in_force.read_only_tools.iter().cloned().collect(),
+            shell_tools: in_force
+                .shell_tools
+                .iter()
+                .map(|(name, source)| ShellToolStatus {
+                    name: name.clone(),
+                    exit_code: source.to_string(),
+                })
+                .collect(),
+            problems: loaded.problems.iter().map(ToString::to_string).collect(),
         }
     }
 }

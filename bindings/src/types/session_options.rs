@@ -8,8 +8,8 @@ pub struct SessionOptions {
     /// The config root to load. Omit it in production: the root is then
     /// `<home>/.config/pi-native-hooks` with `<home>` from the OS user record (never `$HOME`).
     pub config_root: Option<String>,
-    /// Consecutive continuations without progress before the gate stops forcing (default 8).
+    /// Tests only: replaces the settings file's `verification.continuation_cap` (default 8).
     pub continuation_cap: Option<u32>,
-    /// The longest a tool handler waits for its wave, in milliseconds (default 10,000).
+    /// Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000).
     pub wave_timeout_ms: Option<u32>,
 }

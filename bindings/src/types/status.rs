@@ -51,6 +51,8 @@ impl From<engine::SessionReport> for SessionStatus {
 pub struct HooksStatus {
     /// The configuration and policies.
     pub config: ConfigStatus,
+    /// The settings in force and the settings file's problems.
+    pub settings: SettingsStatus,
     /// The verification gate.
     pub verification: VerificationStatus,
     /// Each analyzer's timing and health.
@@ -65,6 +67,7 @@ impl From<model::HooksStatus> for HooksStatus {
     fn from(hooks: model::HooksStatus) -> Self {
         HooksStatus {
             config: hooks.config.into(),
+            settings: hooks.settings.into(),
             verification: hooks.verification.into(),
             analyzers: hooks.analyzers.into_iter().map(Into::into).collect(),
             coordinator_failures: hooks.coordinator_failures,
@@ -125,6 +128,64 @@ impl From<model::ConfigStatus> for ConfigStatus {
             load_errors: config.load_errors.into_iter().map(Into::into).collect(),
         }
     }
+}
+
+/// The settings in force (the settings file's, or the defaults, with the test options applied)
+/// and what was wrong with the file.
+#[napi(object)]
+pub struct SettingsStatus {
+    /// The settings file read, when one exists.
+    pub file: Option<String>,
+    /// Where the values come from, as text.
+    pub origin: String,
+    /// `verification.continuation_cap`.
+    pub continuation_cap: u32,
+    /// `waves.timeout_ms`.
+    pub wave_timeout_ms: f64,
+    /// `diagnostic_block.max_lines`.
+    pub block_max_lines: u32,
+    /// `diagnostic_block.max_line_chars`.
+    pub block_max_line_chars: u32,
+    /// `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins.
+    pub read_only_tools: Vec<String>,
+    /// `[[tools.shell]]`: the declared shell tools.
+    pub shell_tools: Vec<ShellToolStatus>,
+    /// The settings file's problems, each naming file, line and key.
+    pub problems: Vec<String>,
+}
+
+impl From<model::SettingsStatus> for SettingsStatus {
+    fn from(settings: model::SettingsStatus) -> Self {
+        // The bounds of the settings keep both limits far below `u32::MAX`.
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        SettingsStatus {
+            file: settings.file.map(|file| file.display().to_string()),
+            origin: settings.origin,
+            continuation_cap: settings.continuation_cap,
+            wave_timeout_ms: num(settings.wave_timeout_ms),
+            block_max_lines: small(settings.block_max_lines),
+            block_max_line_chars: small(settings.block_max_line_chars),
+            read_only_tools: settings.read_only_tools,
+            shell_tools: settings
+                .shell_tools
+                .into_iter()
+                .map(|tool| ShellToolStatus {
+                    name: tool.name,
+                    exit_code: tool.exit_code,
+                })
+                .collect(),
+            problems: settings.problems,
+        }
+    }
+}
+
+/// One declared shell tool.
+#[napi(object)]
+pub struct ShellToolStatus {
+    /// The tool's name.
+    pub name: String,
+    /// Where its exit code is found (`field details.exit_code`, `pattern '…'`).
+    pub exit_code: String,
 }
 
 /// A policy's kind.

@@ -1,10 +1,11 @@
 //! Where configuration comes from: the personal config root, its trust checks, the ast-grep
-//! project in it, and the built-in default pack compiled into the binary.
+//! project in it, its settings file, and the built-in default pack compiled into the binary.
 
 mod analyzer_key;
 pub mod builtin;
 pub mod project;
 pub mod root;
+pub mod settings;
 pub mod trust;
 
 pub use analyzer_key::AnalyzerKey;

@@ -30,7 +30,7 @@ mod verifier;
 mod verify;
 
 pub use observe::observe;
-pub use options::{Clock, SessionOptions, system_clock};
+pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
 pub use report::{FooterSummary, SessionReport, footer, render_status};
 pub use state::{IdleReason, Session, SessionSetupError};
 pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};

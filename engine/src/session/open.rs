@@ -1,5 +1,6 @@
-//! Owns loading a session: the config root's rules and policies (each file trust-checked, each
-//! failure kept for the status), the ast-grep analyzer, the wave coordinator and the gate. An
+//! Owns loading a session: the config root's rules, policies and settings (each file
+//! trust-checked, each failure kept for the status), the ast-grep analyzer, the wave coordinator
+//! and the gate, set up from the settings (with the test overrides applied). An
 //! absent root makes a session over the built-in pack, chosen and loaded exactly as `check`
 //! without `--config` does: its rules and diagnostic policies run, and since the pack holds no
 //! verification policy the gate requires nothing. A root that exists but fails its trust checks
@@ -12,7 +13,7 @@ use crate::config::ConfigSource;
 use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
-use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveCoordinator};
+use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveConfig, WaveCoordinator};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -27,17 +28,26 @@ impl Session {
     pub fn open(options: SessionOptions) -> Self {
         let source = ConfigSource::root_or_builtin(options.config_root.clone());
         let config = LoadedConfig::load(&source);
+        let settings = &config.settings.settings;
+        let mut wave = WaveConfig::from_settings(settings);
+        if let Some(timeout) = options.overrides.wave_timeout {
+            wave.timeout = timeout;
+        }
         let gate = VerificationGate::new(
             GateConfig {
                 cwd: options.cwd.clone(),
-                continuation_cap: options.continuation_cap,
+                continuation_cap: options
+                    .overrides
+                    .continuation_cap
+                    .unwrap_or(settings.continuation_cap),
+                shell_tools: settings.shell_tool_names(),
             },
             &config.registry,
         );
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
         let session_state = if config.registry.is_active() {
-            match start_coordinator(&options, &config) {
+            match start_coordinator(&options, &wave, &config) {
                 Ok(coordinator) => SessionState::Running(coordinator),
                 Err(error) => SessionState::Idle(IdleReason::SetupFailed(error)),
             }
@@ -50,6 +60,7 @@ impl Session {
             Vec::new()
         };
         let registry = config.registry;
+        let settings = config.settings;
         let state = GateState {
             gate,
             entries: Vec::new(),
@@ -65,6 +76,8 @@ impl Session {
         );
         Session {
             config_status: ConfigStatus::of(&registry),
+            settings,
+            wave,
             registry,
             rule_problems,
             state: session_state,
@@ -76,14 +89,11 @@ impl Session {
 
 fn start_coordinator(
     options: &SessionOptions,
+    wave: &WaveConfig,
     config: &LoadedConfig,
 ) -> Result<WaveCoordinator, SessionSetupError> {
     let analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(config.analyzer(ANALYSIS_THREADS)?)];
     let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
     let workspace = GitWorkspace::probe(&options.cwd)?;
-    Ok(WaveCoordinator::new(
-        options.wave.clone(),
-        workspace,
-        analysis,
-    )?)
+    Ok(WaveCoordinator::new(wave.clone(), workspace, analysis)?)
 }

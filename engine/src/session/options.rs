@@ -1,12 +1,11 @@
 //! Owns how a [`Session`](super::Session) is set up: its working directory, the config root it
 //! loads (resolved by the caller: the OS user record in production, a temp dir in tests), the
-//! wave settings, the continuation cap and the clock.
+//! test overrides of the root's settings file and the clock.
 
-use crate::verification::{DEFAULT_CONTINUATION_CAP, Timestamp};
-use crate::wave::WaveConfig;
+use crate::verification::Timestamp;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Where the session reads the time: every record the gate keeps is stamped with it.
 pub type Clock = Arc<dyn Fn() -> Timestamp + Send + Sync>;
@@ -28,10 +27,9 @@ pub struct SessionOptions {
     pub cwd: PathBuf,
     /// The config root to load; when it does not exist the session is inactive.
     pub config_root: PathBuf,
-    /// Wave coordinator settings (timeout, tool catalog, render limits).
-    pub wave: WaveConfig,
-    /// Consecutive continuations without progress before the gate stops forcing.
-    pub continuation_cap: u32,
+    /// Values that replace the settings file's (tests only: production sets none, so only the
+    /// config root decides).
+    pub overrides: SettingOverrides,
     /// What "now" is for waivers and evidence timestamps; tests pass a fixed one.
     pub clock: Clock,
 }
@@ -42,9 +40,17 @@ impl SessionOptions {
         Self {
             cwd: cwd.into(),
             config_root: config_root.into(),
-            wave: WaveConfig::default(),
-            continuation_cap: DEFAULT_CONTINUATION_CAP,
+            overrides: SettingOverrides::default(),
             clock: system_clock(),
         }
     }
+}
+
+/// Settings a test sets instead of the settings file's (the binding's test options).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SettingOverrides {
+    /// Replaces `verification.continuation_cap`.
+    pub continuation_cap: Option<u32>,
+    /// Replaces `waves.timeout_ms`.
+    pub wave_timeout: Option<Duration>,
 }

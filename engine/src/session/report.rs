@@ -8,7 +8,7 @@
 //! terminal.
 
 use super::state::Session;
-use crate::status::{ConfigHealth, HooksStatus, VerificationStatus};
+use crate::status::{ConfigHealth, HooksStatus, SettingsStatus, VerificationStatus};
 use crate::text::{escape, escape_lines};
 use crate::wave::{WaveCoordinator, WaveTotals};
 use serde::Serialize;
@@ -45,6 +45,7 @@ impl Session {
             .unwrap_or_default();
         let hooks = HooksStatus {
             config: self.config_status.clone(),
+            settings: SettingsStatus::of(&self.settings, &self.settings_in_force()),
             verification: published.verification.clone(),
             analyzers: published.analyzers.clone(),
             coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),
@@ -172,6 +173,7 @@ impl Session {
             waived: published.waived,
             exhausted: published.exhausted,
             degraded: !self.rule_problems.is_empty()
+                || !self.settings.problems.is_empty()
                 || !self.registry.problems().is_empty()
                 || published.analyzers.iter().any(|a| a.last_error.is_some())
                 || !published.policy_failures.is_empty()
@@ -275,6 +277,9 @@ pub fn render_status(status: &SessionReport) -> String {
     for problem in &status.rule_problems {
         put(&mut out, format_args!("  rule problem: {problem}"));
     }
+    if status.active {
+        render_settings(&mut out, &hooks.settings);
+    }
     let totals = &status.totals;
     put(
         &mut out,
@@ -313,6 +318,46 @@ pub fn render_status(status: &SessionReport) -> String {
         put(&mut out, format_args!("state warning: {warning}"));
     }
     out
+}
+
+/// The settings in force, one line per key as `doctor` lists them, then the file's problems.
+fn render_settings(out: &mut String, settings: &SettingsStatus) {
+    put(out, format_args!("settings: {}", settings.origin));
+    // Without a file the values are the documented defaults (or a test's overrides).
+    if settings.file.is_none() && settings.problems.is_empty() {
+        return;
+    }
+    put(
+        out,
+        format_args!(
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_lines = {}, diagnostic_block.max_line_chars = {}",
+            settings.continuation_cap,
+            settings.wave_timeout_ms,
+            settings.block_max_lines,
+            settings.block_max_line_chars
+        ),
+    );
+    if !settings.read_only_tools.is_empty() {
+        put(
+            out,
+            format_args!(
+                "  tools.read_only = [{}]",
+                settings.read_only_tools.join(", ")
+            ),
+        );
+    }
+    for tool in &settings.shell_tools {
+        put(
+            out,
+            format_args!(
+                "  tools.shell: {}, exit code from {}",
+                tool.name, tool.exit_code
+            ),
+        );
+    }
+    for problem in &settings.problems {
+        put(out, format_args!("  settings problem: {problem}"));
+    }
 }
 
 /// The files an analyzer's last run could not analyze, one line each.

@@ -6,9 +6,10 @@
 use super::options::SessionOptions;
 use super::verifier::Verifier;
 use crate::analysis::{AnalyzerError, RuleError};
+use crate::config::settings::{LoadedSettings, Settings};
 use crate::policy::PolicyRegistry;
 use crate::status::ConfigStatus;
-use crate::wave::{AnalysisSetupError, WaveCoordinator, WaveError};
+use crate::wave::{AnalysisSetupError, WaveConfig, WaveCoordinator, WaveError};
 use crate::workspace::WorkspaceError;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,6 +17,10 @@ use std::sync::Arc;
 /// One Pi session. Create it with [`Session::open`] inside a tokio runtime.
 pub struct Session {
     pub(super) options: SessionOptions,
+    /// The settings file as loaded (the overrides not applied).
+    pub(super) settings: LoadedSettings,
+    /// The wave settings in force: the settings file's, with the overrides applied.
+    pub(super) wave: WaveConfig,
     pub(super) registry: PolicyRegistry,
     /// The status of the loaded configuration (it does not change during a session).
     pub(super) config_status: ConfigStatus,
@@ -71,6 +76,24 @@ impl Session {
     /// The config root this session loaded (or found absent).
     pub fn config_root(&self) -> &PathBuf {
         &self.options.config_root
+    }
+
+    /// The settings file as loaded: where it came from, the values in force (before the test
+    /// overrides) and its problems. The binding reads where each shell tool reports its exit
+    /// code here.
+    pub fn settings(&self) -> &LoadedSettings {
+        &self.settings
+    }
+
+    /// The settings in force: the settings file's values (or defaults) with the test overrides
+    /// applied.
+    pub fn settings_in_force(&self) -> Settings {
+        let mut settings = self.settings.settings.clone();
+        settings.wave_timeout = self.wave.timeout;
+        if let Some(cap) = self.options.overrides.continuation_cap {
+            settings.continuation_cap = cap;
+        }
+        settings
     }
 
     /// True when a config root was loaded and the hooks run.

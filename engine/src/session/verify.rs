@@ -94,7 +94,7 @@ impl Session {
     /// past it the snapshot is cancelled (a read that blocks is left behind), a coordinator
     /// failure is recorded and the workspace is unavailable to the gate.
     async fn live_workspace(&self, purpose: &str) -> WorkspaceObservation {
-        let deadline = self.options.wave.timeout;
+        let deadline = self.wave.timeout;
         let cancel = CancelToken::new();
         let capture = capture_async(self.options.cwd.clone(), cancel.clone());
         if let Ok(capture) = tokio::time::timeout(deadline, capture).await {

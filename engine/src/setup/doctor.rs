@@ -1,10 +1,12 @@
 //! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted (the
 //! whole path to it), the trust, load and compile status of its rule files (every rule compiled,
 //! problems worded as `check` words them) and of each policy, the rules no policy consumes
-//! (informational: they are delivered as their own message and note), and the registry digest.
+//! (informational: they are delivered as their own message and note), the registry digest, and
+//! the settings file (its values and problems).
 
 use super::LoadedConfig;
 use crate::config::ConfigSource;
+use crate::config::settings::{LoadedSettings, SettingsOrigin};
 use crate::ids::{PolicyId, RuleId};
 use crate::paths::{RepoPath, relative_to};
 use crate::policy::{PolicyKind, RootProblem};
@@ -46,6 +48,8 @@ pub struct DoctorReport {
     pub policies: Vec<(PathBuf, PolicyHealth)>,
     /// The registry digest over the policies and rule files that were read.
     pub digest: String,
+    /// The settings file: where the values come from, the values, the problems.
+    pub settings: LoadedSettings,
 }
 
 impl DoctorReport {
@@ -54,6 +58,7 @@ impl DoctorReport {
     pub fn healthy(&self) -> bool {
         self.root_status.is_ok()
             && self.rule_problems.is_empty()
+            && self.settings.problems.is_empty()
             && self
                 .policies
                 .iter()
@@ -71,6 +76,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         rules,
         rule_files,
         rule_problems,
+        settings,
         ..
     } = LoadedConfig::load(&source);
     let root_status = registry.root_problem().map_or(Ok(()), Err);
@@ -121,6 +127,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         root_status,
         rule_problems,
         policies,
+        settings,
     }
 }
 
@@ -164,6 +171,23 @@ impl std::fmt::Display for DoctorReport {
                 PolicyHealth::Failed(reason) => writeln!(f, "  failed: {reason}")?,
             }
         }
-        writeln!(f, "registry digest: {}", self.digest)
+        writeln!(f, "registry digest: {}", self.digest)?;
+        if self.root_status.is_ok() {
+            write_settings(f, &self.settings)?;
+        }
+        Ok(())
     }
+}
+
+/// The settings section: where the values come from, each value in force, each problem.
+fn write_settings(f: &mut std::fmt::Formatter<'_>, loaded: &LoadedSettings) -> std::fmt::Result {
+    writeln!(f, "settings: {}", loaded.origin)?;
+    // Without a file the values are the documented defaults.
+    if matches!(loaded.origin, SettingsOrigin::File(_)) {
+        write!(f, "{}", loaded.settings)?;
+    }
+    for problem in &loaded.problems {
+        writeln!(f, "  problem: {problem}")?;
+    }
+    Ok(())
 }

@@ -1,5 +1,5 @@
 //! The one composition root of a configuration: the rules (with the files they came from), the
-//! policy registry and the analyzer over them, loaded from one [`ConfigSource`]. A session, every
+//! policy registry, the settings and the analyzer over them, loaded from one [`ConfigSource`]. A session, every
 //! CLI command, the doctor and the benchmarks load through [`LoadedConfig::load`], so they see the
 //! same rules, the same policies and the same problems.
 //!
@@ -11,6 +11,7 @@ pub mod doctor;
 
 use crate::analysis::rules::{RuleSet, load_rules};
 use crate::analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
+use crate::config::settings::{LoadedSettings, SettingsOrigin, load_settings_at};
 use crate::config::{ConfigFile, ConfigSource};
 use crate::policy::PolicyRegistry;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct LoadedConfig {
     pub rule_problems: Vec<RuleError>,
     /// The policies; its own problems are [`PolicyRegistry::problems`].
     pub registry: PolicyRegistry,
+    /// The settings (`settings.toml`), with their problems; the built-in pack has the defaults.
+    pub settings: LoadedSettings,
 }
 
 impl LoadedConfig {
@@ -39,12 +42,20 @@ impl LoadedConfig {
             ConfigSource::Root(dir) => PolicyRegistry::load(dir),
         };
         let rules = load_rules(source);
+        let settings = match source {
+            ConfigSource::BuiltIn => LoadedSettings::builtin(),
+            ConfigSource::Root(dir) => load_settings_at(dir).unwrap_or_else(|| LoadedSettings {
+                origin: SettingsOrigin::Absent(dir.join(crate::config::settings::SETTINGS_FILE)),
+                ..LoadedSettings::builtin()
+            }),
+        };
         Self {
             source: source.clone(),
             rules: rules.rules,
             rule_files: rules.files,
             rule_problems: rules.problems,
             registry,
+            settings,
         }
     }
 

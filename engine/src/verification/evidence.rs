@@ -1,7 +1,8 @@
 //! Owns the evidence rule: when a `bash` call counts as a run of a required command, and the
 //! records it leaves ([`Evidence`], [`FailedRun`], [`Rejection`]).
 //!
-//! A call is a run of a requirement only when its tool is `bash` and its `command`, trimmed of
+//! A call is a run of a requirement only when its tool is `bash` (or a shell tool the settings
+//! file declares, [`GateConfig::shell_tools`](super::GateConfig)) and its `command`, trimmed of
 //! ASCII spaces, tabs and newlines only, equals the configured command exactly: `npm test --
 //! --watch`, `npm test && npm run lint`, `cd . && npm test` or `cargo test\u{a0}` (a test filter
 //! to bash) are different commands, and a command holding any other control, Unicode space or
@@ -22,6 +23,7 @@ use super::time::Timestamp;
 use crate::ids::CallId;
 use crate::policy::contract::{trim_command, unsafe_command_char};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -135,10 +137,14 @@ pub(crate) enum Verdict {
     Rejected(RejectionReason),
 }
 
-/// The trimmed command of a `bash` call, or `None` for any other call and for a command that
-/// holds a character no required command may hold.
-pub(crate) fn command_of(call: &ObservedCall) -> Option<&str> {
-    if call.tool != "bash" {
+/// The trimmed command of a call of a shell tool (`bash`, or one of `shell_tools`, whose
+/// `command` argument is the command it runs), or `None` for any other call and for a command
+/// that holds a character no required command may hold.
+pub(crate) fn command_of<'c>(
+    call: &'c ObservedCall,
+    shell_tools: &BTreeSet<String>,
+) -> Option<&'c str> {
+    if !shell_tools.contains(&call.tool) {
         return None;
     }
     let command = trim_command(call.input.get("command")?.as_str()?);

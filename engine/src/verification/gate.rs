@@ -25,14 +25,19 @@ pub struct GateConfig {
     pub cwd: PathBuf,
     /// Consecutive continuations without progress before the gate stops forcing.
     pub continuation_cap: u32,
+    /// The tools whose calls can be runs of a required command: `bash` and the shell tools the
+    /// settings file declares.
+    pub shell_tools: BTreeSet<String>,
 }
 
 impl GateConfig {
-    /// A gate for `cwd` with the default cap ([`DEFAULT_CONTINUATION_CAP`]).
+    /// A gate for `cwd` with the default cap ([`DEFAULT_CONTINUATION_CAP`]) and `bash` as the only
+    /// shell tool.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         GateConfig {
             cwd: cwd.into(),
             continuation_cap: DEFAULT_CONTINUATION_CAP,
+            shell_tools: BTreeSet::from(["bash".to_owned()]),
         }
     }
 }
@@ -329,7 +334,7 @@ impl VerificationGate {
     }
 
     fn judge_call(&mut self, call: &ObservedCall, wave: &[ObservedCall], now: Timestamp) {
-        let Some(command) = command_of(call) else {
+        let Some(command) = command_of(call, &self.config.shell_tools) else {
             return;
         };
         let started_at = self.revision;

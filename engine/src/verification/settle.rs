@@ -18,8 +18,9 @@ use std::fmt::Write;
 /// The type name of the continuation message (the extension sends it as a custom message).
 pub const VERIFICATION_MESSAGE_TYPE: &str = "pi-native-hooks-verification";
 
-/// Consecutive continuations without progress before the gate stops forcing.
-pub const DEFAULT_CONTINUATION_CAP: u32 = 8;
+/// Consecutive continuations without progress before the gate stops forcing (the settings
+/// file's default for `verification.continuation_cap`).
+pub const DEFAULT_CONTINUATION_CAP: u32 = crate::config::settings::DEFAULT_CONTINUATION_CAP;
 
 /// One armed requirement that is neither passed nor waived.
 #[derive(Clone, Debug, PartialEq, Eq)]

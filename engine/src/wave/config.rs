@@ -2,6 +2,7 @@
 //! the render limits and how much history the status keeps.
 
 use super::tools::ToolCatalog;
+use crate::config::settings::Settings;
 use crate::delivery::RenderLimits;
 use std::time::Duration;
 
@@ -28,5 +29,55 @@ impl Default for WaveConfig {
             render: RenderLimits::default(),
             history: 32,
         }
+    }
+}
+
+impl WaveConfig {
+    /// The coordinator's settings from the settings file: its timeout, its render limits, and
+    /// the tools it declares read-only beside the built-in ones.
+    pub fn from_settings(settings: &Settings) -> Self {
+        let mut tools = ToolCatalog::default();
+        tools
+            .read_only
+            .extend(settings.read_only_tools.iter().cloned());
+        Self {
+            timeout: settings.wave_timeout,
+            tools,
+            render: RenderLimits {
+                max_lines: settings.diagnostic_block.max_lines,
+                max_line_chars: settings.diagnostic_block.max_line_chars,
+            },
+            ..Self::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_settings_give_the_default_config() {
+        assert_eq!(
+            WaveConfig::from_settings(&Settings::default()),
+            WaveConfig::default()
+        );
+    }
+
+    #[test]
+    fn settings_add_read_only_tools_and_set_the_limits() {
+        let mut settings = Settings::default();
+        settings.read_only_tools.insert("search_docs".to_owned());
+        settings.wave_timeout = Duration::from_millis(2_500);
+        settings.diagnostic_block.max_lines = 7;
+        let config = WaveConfig::from_settings(&settings);
+        assert_eq!(config.timeout, Duration::from_millis(2_500));
+        assert_eq!(config.render.max_lines, 7);
+        assert_eq!(config.render.max_line_chars, 400);
+        assert!(config.tools.read_only.contains("search_docs"));
+        assert!(
+            config.tools.read_only.contains("read"),
+            "the built-ins stay"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Owns how a tool call is classified for the wave: read-only (`read`, `grep`, `find`, `ls`),
+//! Owns how a tool call is classified for the wave: read-only (`read`, `grep`, `find`, `ls`, and
+//! the tools the settings file declares read-only),
 //! this package's own tools, `write`/`edit` with a known target path, or a call that may change
 //! anything (`bash`, a `write`/`edit` without a usable path, and every unknown tool).
 
@@ -43,7 +44,7 @@ impl Default for ToolCatalog {
     fn default() -> Self {
         Self {
             read_only: ["read", "grep", "find", "ls"].map(String::from).into(),
-            own: ["pi_hooks_waive_verification"].map(String::from).into(),
+            own: [crate::config::settings::OWN_TOOL].map(String::from).into(),
         }
     }
 }

@@ -2,4 +2,5 @@
 //! loader (rules, policies, `doctor`, `check`). The checks on one file or directory are unit
 //! tests in `config::trust`.
 
+mod settings;
 mod trust;

@@ -24,7 +24,7 @@ fn open(repo: &Path, root: &Path) -> Session {
 fn open_with_timeout(repo: &Path, root: &Path, millis: u64) -> Session {
     let mut options = SessionOptions::new(repo, root);
     options.clock = Arc::new(|| Timestamp(1_700_000_000_000));
-    options.wave.timeout = Duration::from_millis(millis);
+    options.overrides.wave_timeout = Some(Duration::from_millis(millis));
     Session::open(options)
 }
 

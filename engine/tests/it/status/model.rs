@@ -3,7 +3,10 @@
 
 use crate::support::gate::{DEMO_POLICY, Session, exit, success};
 use crate::support::{ConfigRoot, TestRepo};
-use pi_native_hooks::status::{ConfigHealth, ConfigStatus, HooksStatus, VerificationStatus};
+use pi_native_hooks::config::settings::{LoadedSettings, Settings};
+use pi_native_hooks::status::{
+    ConfigHealth, ConfigStatus, HooksStatus, SettingsStatus, VerificationStatus,
+};
 use pi_native_hooks::verification::{RequirementState, SettleDecision};
 
 #[test]
@@ -55,6 +58,7 @@ fn hooks_status_serializes_for_the_binding() {
     let session = Session::start(TestRepo::demo(), ConfigRoot::demo(), Vec::new());
     let status = HooksStatus {
         config: ConfigStatus::of(&session.config.registry()),
+        settings: SettingsStatus::of(&LoadedSettings::builtin(), &Settings::default()),
         verification: VerificationStatus::of(&session.gate),
         analyzers: Vec::new(),
         coordinator_failures: vec!["wave 3: timed out".to_owned()],
@@ -64,4 +68,6 @@ fn hooks_status_serializes_for_the_binding() {
     assert_eq!(json["config"]["health"]["kind"], "active");
     assert_eq!(json["verification"]["requirements"][0]["state"], "inactive");
     assert_eq!(json["coordinator_failures"][0], "wave 3: timed out");
+    assert_eq!(json["settings"]["continuation_cap"], 8);
+    assert_eq!(json["settings"]["wave_timeout_ms"], 10_000);
 }

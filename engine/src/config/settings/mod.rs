@@ -1,0 +1,498 @@
+//! Owns the settings file of a config root, `settings.toml`: the typed [`Settings`] (the
+//! continuation cap, the wave timeout, the diagnostic block's limits, the tools declared
+//! read-only and the tools that run shell commands with where their exit code is found), its
+//! defaults and bounds, and loading it with the root's trust checks ([`load_settings`]).
+//!
+//! Only the config root can change a setting: no environment variable and no repository file is
+//! read. A file that cannot be read or parsed leaves every setting at its default; a key that is
+//! unknown, of the wrong type or out of bounds leaves that one setting at its default. Either
+//! way the problem is kept ([`LoadedSettings::problems`], naming the file, the line and the key)
+//! and the session shows itself degraded. The defaults are the strictest values for the gate (no
+//! extra read-only tool, no extra shell tool), so a broken file never weakens it.
+
+mod parse;
+
+use super::trust::{TrustError, TrustedDir};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The settings file's name in the config root.
+pub const SETTINGS_FILE: &str = "settings.toml";
+
+/// The default continuation cap (the verification gate's own default).
+pub const DEFAULT_CONTINUATION_CAP: u32 = 8;
+/// The continuation cap's bounds.
+pub const CONTINUATION_CAP_BOUNDS: (i64, i64) = (1, 100);
+/// The default wave timeout, in milliseconds.
+pub const DEFAULT_WAVE_TIMEOUT_MS: u64 = 10_000;
+/// The wave timeout's bounds, in milliseconds (100 ms to 10 minutes).
+pub const WAVE_TIMEOUT_MS_BOUNDS: (i64, i64) = (100, 600_000);
+/// The default line cap of the diagnostic block.
+pub const DEFAULT_BLOCK_MAX_LINES: usize = 20;
+/// The line cap's bounds (the block needs 3 lines for its header, one diagnostic and the
+/// omitted count).
+pub const BLOCK_MAX_LINES_BOUNDS: (i64, i64) = (3, 1_000);
+/// The default character cap per line of the diagnostic block.
+pub const DEFAULT_BLOCK_MAX_LINE_CHARS: usize = 400;
+/// The per-line character cap's bounds.
+pub const BLOCK_MAX_LINE_CHARS_BOUNDS: (i64, i64) = (40, 10_000);
+/// The most tools `tools.read_only` may list.
+pub const MAX_READ_ONLY_TOOLS: usize = 256;
+/// The most `[[tools.shell]]` entries.
+pub const MAX_SHELL_TOOLS: usize = 64;
+/// The longest tool name, in bytes.
+pub const MAX_TOOL_NAME: usize = 128;
+/// The longest `exit_code_pattern`, in bytes.
+pub const MAX_PATTERN_LEN: usize = 1_024;
+/// The most components of an `exit_code_field` path.
+pub const MAX_FIELD_DEPTH: usize = 8;
+/// The compiled size limit of an `exit_code_pattern`, in bytes.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// Tools that may never be declared read-only or a shell tool other than `bash` as given: they
+/// write files (`write`, `edit`), or are Pi's shell (declared read-only it would hide every
+/// change; it may be redeclared as a shell tool to say where an override reports its exit code).
+const WRITING_TOOLS: [&str; 3] = ["bash", "write", "edit"];
+
+/// This package's own tool (the waiver): never a shell or read-only declaration.
+pub const OWN_TOOL: &str = "pi_hooks_waive_verification";
+
+/// Every setting, with its value from the file or its default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// `verification.continuation_cap`: consecutive continuations without progress before the
+    /// gate stops forcing.
+    pub continuation_cap: u32,
+    /// `waves.timeout_ms`: the longest any hook handler waits.
+    pub wave_timeout: Duration,
+    /// `diagnostic_block.*`: the limits of the block appended to a tool result.
+    pub diagnostic_block: BlockLimits,
+    /// `tools.read_only`: tools treated like Pi's read-only built-ins (no snapshot, never a
+    /// mutating sibling), besides `read`, `grep`, `find` and `ls`.
+    pub read_only_tools: BTreeSet<String>,
+    /// `[[tools.shell]]`: tools treated like `bash` for evidence (their `command` argument is the
+    /// command run), with where their exit code is found. `bash` itself reads
+    /// `structuredContent.exit_code` unless redeclared here.
+    pub shell_tools: BTreeMap<String, ExitCodeSource>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            continuation_cap: DEFAULT_CONTINUATION_CAP,
+            wave_timeout: Duration::from_millis(DEFAULT_WAVE_TIMEOUT_MS),
+            diagnostic_block: BlockLimits::default(),
+            read_only_tools: BTreeSet::new(),
+            shell_tools: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Where `tool`'s exit code is found, when it runs shell commands: its declaration, else
+    /// `structuredContent.exit_code` for `bash`, else `None` (not a shell tool).
+    pub fn exit_code_source(&self, tool: &str) -> Option<ExitCodeSource> {
+        self.shell_tools.get(tool).cloned().or_else(|| {
+            (tool == "bash").then(|| ExitCodeSource::Field(ResultField::bash_exit_code()))
+        })
+    }
+
+    /// Every tool whose calls count as runs of a required command: `bash` and the declared shell
+    /// tools.
+    pub fn shell_tool_names(&self) -> BTreeSet<String> {
+        let mut names: BTreeSet<String> = self.shell_tools.keys().cloned().collect();
+        names.insert("bash".to_owned());
+        names
+    }
+}
+
+/// The settings as `doctor` and `/hooks-status` list them: one `key = value` line each, indented
+/// by two spaces, the declared tools last.
+impl fmt::Display for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "  verification.continuation_cap = {}",
+            self.continuation_cap
+        )?;
+        writeln!(f, "  waves.timeout_ms = {}", self.wave_timeout.as_millis())?;
+        writeln!(
+            f,
+            "  diagnostic_block.max_lines = {}",
+            self.diagnostic_block.max_lines
+        )?;
+        writeln!(
+            f,
+            "  diagnostic_block.max_line_chars = {}",
+            self.diagnostic_block.max_line_chars
+        )?;
+        let read_only: Vec<&str> = self.read_only_tools.iter().map(String::as_str).collect();
+        writeln!(
+            f,
+            "  tools.read_only = [{}] (besides read, grep, find, ls)",
+            read_only.join(", ")
+        )?;
+        for (name, source) in &self.shell_tools {
+            writeln!(f, "  tools.shell: {name}, exit code from {source}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The limits of the diagnostic block (`[diagnostic_block]`). Named after the block rather than
+/// its unit, so a token budget can join the line and character caps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLimits {
+    /// `max_lines`: lines in the whole block, header and warning included.
+    pub max_lines: usize,
+    /// `max_line_chars`: characters per line; longer text is cut with `…`.
+    pub max_line_chars: usize,
+}
+
+impl Default for BlockLimits {
+    fn default() -> Self {
+        Self {
+            max_lines: DEFAULT_BLOCK_MAX_LINES,
+            max_line_chars: DEFAULT_BLOCK_MAX_LINE_CHARS,
+        }
+    }
+}
+
+/// Where a shell tool reports its exit code. The binding reads it from Pi's tool result; the
+/// engine only holds what was declared.
+#[derive(Clone, Debug)]
+pub enum ExitCodeSource {
+    /// `exit_code_field`: an integer at this path of the result's machine-readable parts.
+    Field(ResultField),
+    /// `exit_code_pattern`: the last match of this pattern in the result's text; the capture
+    /// group `code` (or the only capture group) is the exit code.
+    Pattern(ExitCodePattern),
+}
+
+impl PartialEq for ExitCodeSource {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Field(a), Self::Field(b)) => a == b,
+            (Self::Pattern(a), Self::Pattern(b)) => a.source() == b.source(),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for ExitCodeSource {}
+
+impl fmt::Display for ExitCodeSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Field(field) => write!(f, "field {field}"),
+            Self::Pattern(pattern) => write!(f, "pattern '{}'", pattern.source()),
+        }
+    }
+}
+
+/// Which machine-readable part of a tool result a field path starts in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultPart {
+    /// `structuredContent` (Pi's `bash` reports `exit_code` there).
+    StructuredContent,
+    /// `details` (what a tool registered by an extension returns beside its content).
+    Details,
+}
+
+impl ResultPart {
+    /// The name a field path starts with.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::StructuredContent => "structuredContent",
+            Self::Details => "details",
+        }
+    }
+}
+
+/// A path into a tool result: its part, then object keys (or array indexes, as digits).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultField {
+    /// The part the path starts in.
+    pub part: ResultPart,
+    /// The keys below it, at least one.
+    pub path: Vec<String>,
+}
+
+impl ResultField {
+    /// `structuredContent.exit_code`, where Pi's `bash` reports it.
+    pub fn bash_exit_code() -> Self {
+        Self {
+            part: ResultPart::StructuredContent,
+            path: vec!["exit_code".to_owned()],
+        }
+    }
+}
+
+impl fmt::Display for ResultField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.part.name())?;
+        for key in &self.path {
+            write!(f, ".{key}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A compiled `exit_code_pattern` (linear-time matching, size-limited when compiled).
+#[derive(Clone, Debug)]
+pub struct ExitCodePattern {
+    regex: regex::Regex,
+}
+
+impl ExitCodePattern {
+    /// Compiles `source`; it must hold the capture group `code` or exactly one capture group.
+    pub fn new(source: &str) -> Result<Self, String> {
+        if source.len() > MAX_PATTERN_LEN {
+            return Err(format!(
+                "is {} bytes, more than the {MAX_PATTERN_LEN} a pattern may have",
+                source.len()
+            ));
+        }
+        let regex = regex::RegexBuilder::new(source)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .build()
+            .map_err(|error| format!("is not a valid pattern: {}", one_line(&error.to_string())))?;
+        let named = regex.capture_names().any(|name| name == Some("code"));
+        if !named && regex.captures_len() != 2 {
+            return Err(
+                "needs a capture group named `code` (or exactly one capture group) around the exit code"
+                    .to_owned(),
+            );
+        }
+        Ok(Self { regex })
+    }
+
+    /// The pattern as written.
+    pub fn source(&self) -> &str {
+        self.regex.as_str()
+    }
+
+    /// The exit code in `text`: the capture of its last match, when that is an integer.
+    pub fn exit_code(&self, text: &str) -> Option<i64> {
+        let captures = self.regex.captures_iter(text).last()?;
+        let code = captures.name("code").or_else(|| captures.get(1))?;
+        code.as_str().trim().parse().ok()
+    }
+}
+
+/// The last lines of a multi-line message joined into one.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Where the settings came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SettingsOrigin {
+    /// No config root is in use (the built-in pack): every setting is its default.
+    BuiltIn,
+    /// The config root has no settings file: every setting is its default.
+    Absent(PathBuf),
+    /// Read from this file (settings with a problem keep their default).
+    File(PathBuf),
+}
+
+impl fmt::Display for SettingsOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BuiltIn => f.write_str("defaults (no config root)"),
+            Self::Absent(path) => write!(f, "defaults ({} does not exist)", path.display()),
+            Self::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// The settings of a config source, with every problem met reading them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedSettings {
+    /// Where they came from.
+    pub origin: SettingsOrigin,
+    /// The values in force.
+    pub settings: Settings,
+    /// What was wrong; each bad setting kept its default.
+    pub problems: Vec<SettingsProblem>,
+}
+
+impl LoadedSettings {
+    /// The defaults, for the built-in pack.
+    pub fn builtin() -> Self {
+        Self {
+            origin: SettingsOrigin::BuiltIn,
+            settings: Settings::default(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// A problem with the settings file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsProblem {
+    /// The file failed a trust check or could not be read: every setting keeps its default.
+    #[error("{0} (every setting keeps its default)")]
+    Trust(TrustError),
+    /// The file is not valid TOML: every setting keeps its default.
+    #[error("{}:{line}: not valid TOML: {message} (every setting keeps its default)", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// One key is wrong: that setting keeps its default.
+    #[error("{}:{line}: `{key}` {fault}", path.display())]
+    Key {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line of the key (or of its value).
+        line: usize,
+        /// The key, dotted from the top (`tools.shell[0].name`).
+        key: String,
+        /// What is wrong.
+        fault: KeyFault,
+    },
+}
+
+/// What is wrong with one key of the settings file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum KeyFault {
+    /// Not a setting.
+    #[error("is not a setting{} The settings here are {}", suggestion.as_ref().map_or_else(|| ".".to_owned(), |s| format!(": did you mean `{s}`?")), known.join(", "))]
+    Unknown {
+        /// The closest known key, when one is close.
+        suggestion: Option<String>,
+        /// The keys allowed at that place.
+        known: Vec<String>,
+    },
+    /// A value of the wrong type.
+    #[error("must be {expected}, not {found} (it keeps its default)")]
+    Type {
+        /// What the key takes.
+        expected: &'static str,
+        /// What the file holds.
+        found: &'static str,
+    },
+    /// A number outside the key's bounds.
+    #[error("= {value} is outside {min}..={max} (it keeps its default)")]
+    Range {
+        /// The value as written.
+        value: String,
+        /// The smallest value allowed.
+        min: i64,
+        /// The largest value allowed.
+        max: i64,
+    },
+    /// Anything else about the value; the text says what to do.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Reads `settings.toml` from the checked config root `root`: absent gives the defaults; a trust
+/// or read failure, a syntax error or a bad key gives a problem and the defaults for what it
+/// affects.
+pub fn load_settings(root: &TrustedDir) -> LoadedSettings {
+    let path = root.path().join(SETTINGS_FILE);
+    let name = OsStr::new(SETTINGS_FILE);
+    match root.contains(name) {
+        Ok(false) => {
+            return LoadedSettings {
+                origin: SettingsOrigin::Absent(path),
+                settings: Settings::default(),
+                problems: Vec::new(),
+            };
+        }
+        Ok(true) => {}
+        Err(error) => return unreadable(path, error),
+    }
+    match root.read_file(name) {
+        Ok(text) => {
+            let (settings, problems) = parse::parse(&path, &text);
+            LoadedSettings {
+                origin: SettingsOrigin::File(path),
+                settings,
+                problems,
+            }
+        }
+        Err(error) => unreadable(path, error),
+    }
+}
+
+/// Reads the settings of the config root at `root` (every ancestor checked); `None` when the
+/// root does not exist.
+pub fn load_settings_at(root: &Path) -> Option<LoadedSettings> {
+    match TrustedDir::open_root_if_exists(root) {
+        Ok(Some(dir)) => Some(load_settings(&dir)),
+        Ok(None) => None,
+        Err(error) => Some(unreadable(root.join(SETTINGS_FILE), error)),
+    }
+}
+
+fn unreadable(path: PathBuf, error: TrustError) -> LoadedSettings {
+    LoadedSettings {
+        origin: SettingsOrigin::File(path),
+        settings: Settings::default(),
+        problems: vec![SettingsProblem::Trust(error)],
+    }
+}
+
+/// Why a tool name cannot be declared, if it cannot.
+fn tool_name_fault(name: &str) -> Option<String> {
+    if name.is_empty() || name.len() > MAX_TOOL_NAME {
+        return Some(format!(
+            "{name:?} is not a tool name: give 1 to {MAX_TOOL_NAME} bytes"
+        ));
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/');
+    if !name.chars().all(allowed) {
+        return Some(format!(
+            "{name:?} is not a tool name: use ASCII letters, digits and `_ - . : /`"
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_needs_one_group_and_reads_the_last_match() {
+        assert!(ExitCodePattern::new(r"exit \d+").is_err());
+        assert!(ExitCodePattern::new(r"(a)(b)").is_err());
+        assert!(ExitCodePattern::new(r"(").is_err());
+        let pattern = ExitCodePattern::new(r"exit code: (-?\d+)").unwrap();
+        assert_eq!(pattern.exit_code("exit code: 3\nexit code: 0\n"), Some(0));
+        assert_eq!(pattern.exit_code("nothing"), None);
+        let named = ExitCodePattern::new(r"(status) (?<code>\d+)").unwrap();
+        assert_eq!(named.exit_code("status 7"), Some(7));
+        let too_big = ExitCodePattern::new(r"(\d+)\w{1000}\w{1000}\w{1000}");
+        assert!(too_big.is_err(), "the compiled size is bounded");
+    }
+
+    #[test]
+    fn bash_reads_structured_content_unless_redeclared() {
+        let mut settings = Settings::default();
+        assert_eq!(
+            settings.exit_code_source("bash"),
+            Some(ExitCodeSource::Field(ResultField::bash_exit_code()))
+        );
+        assert_eq!(settings.exit_code_source("run"), None);
+        let pattern = ExitCodeSource::Pattern(ExitCodePattern::new(r"(\d+)").unwrap());
+        settings
+            .shell_tools
+            .insert("bash".to_owned(), pattern.clone());
+        assert_eq!(settings.exit_code_source("bash"), Some(pattern));
+        assert_eq!(
+            settings.shell_tool_names().into_iter().collect::<Vec<_>>(),
+            ["bash"]
+        );
+    }
+}
