@@ -13,7 +13,6 @@ use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
 use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveCoordinator};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Threads for one wave's analysis: enough to use both cores of a small machine.
@@ -34,6 +33,16 @@ impl Session {
             },
             &config.registry,
         );
+        Self::assemble(options, config, GateState::new(gate))
+    }
+
+    /// A session over an already loaded `config` whose gate side starts from `state`: a fresh
+    /// gate when opening, the previous session's gate when reloading.
+    pub(super) fn assemble(
+        options: SessionOptions,
+        config: LoadedConfig,
+        state: GateState,
+    ) -> Self {
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
         let session_state = if config.registry.is_active() {
@@ -50,13 +59,6 @@ impl Session {
             Vec::new()
         };
         let registry = config.registry;
-        let state = GateState {
-            gate,
-            entries: Vec::new(),
-            state_warnings: Vec::new(),
-            analyzers: BTreeMap::new(),
-            policy_failures: Vec::new(),
-        };
         let verifier = Verifier::start(
             options.cwd.clone(),
             Arc::clone(&options.clock),
