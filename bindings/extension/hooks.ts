@@ -136,14 +136,17 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         };
       }),
     );
-    // Only the newest gate message stays in the model's copy of the conversation.
+    // Only the newest gate message stays in the model's copy of the conversation, and none once
+    // no check is outstanding (the session's history keeps them all).
     pi.on("context", (event, ctx) =>
       guard(ctx, "context", () => {
         const gates = event.messages.flatMap((message, index) =>
           message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
         );
-        if (gates.length < 2) return undefined;
-        const older = new Set(gates.slice(0, -1));
+        const settled = session !== undefined && session.footer().pending === 0;
+        const keep = settled ? 0 : 1;
+        if (gates.length <= keep) return undefined;
+        const older = new Set(gates.slice(0, gates.length - keep));
         return { messages: event.messages.filter((_, index) => !older.has(index)) };
       }),
     );
