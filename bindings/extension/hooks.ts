@@ -3,7 +3,7 @@
 // ctx.ui.notify and the footer, and never blocks or changes a tool result.
 import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { type HookSession, type PersistedEntry, addonProblem, native, unwrap } from "./native.ts";
+import { type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, unwrap } from "./native.ts";
 import { resultPatch } from "./patch.ts";
 
 /** The `customType` of the gate's continuation message. */
@@ -11,6 +11,19 @@ export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
 /** The waiver tool's name. */
 export const WAIVER_TOOL = "pi_hooks_waive_verification";
 const STATUS_KEY = "pi-native-hooks";
+
+/** A session kept across Pi's `/reload`, which replaces this extension's runtime. */
+interface Parked {
+  session: HookSession;
+  timer: ReturnType<typeof setTimeout>;
+}
+/** How long a session parked by `/reload` waits for the new runtime before it is shut down. */
+const PARKED_MS = 60_000;
+// Process-wide, so the runtime Pi loads after `/reload` finds the session even when it
+// re-evaluates this module.
+const globals = globalThis as typeof globalThis & { [key: symbol]: Map<string, Parked> | undefined };
+const PARKED = Symbol.for("pi-native-hooks.reload");
+const parked: Map<string, Parked> = (globals[PARKED] ??= new Map());
 
 export interface PiNativeHooksOptions {
   /** Load this config root instead of the personal one (tests only: production resolves
@@ -63,9 +76,31 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       showFooter(ctx);
     };
 
-    pi.on("session_start", (_event, ctx) =>
+    /** Which parked session a runtime may take over: the same Pi session, directory and root. */
+    const parkingKey = (ctx: ExtensionContext) => [ctx.sessionManager.getSessionId(), ctx.cwd, options.configRoot ?? ""].join("\0");
+    const unpark = (key: string) => {
+      const found = parked.get(key);
+      if (!found) return undefined;
+      parked.delete(key);
+      clearTimeout(found.timer);
+      return found.session;
+    };
+
+    pi.on("session_start", (event, ctx) =>
       guard(ctx, "session_start", async () => {
         session?.shutdown();
+        const previous = unpark(parkingKey(ctx));
+        if (previous && event.reason === "reload") {
+          // `/reload`: the engine reads the root again and carries the gate's state over, so a
+          // policy that loaded before and fails now is degraded, not silently gone.
+          const reloaded = await previous.reload();
+          session = isBindingError(reloaded) ? previous : reloaded;
+          persist(session.takeStateEntries());
+          showFooter(ctx);
+          if (isBindingError(reloaded)) throw new HooksError(reloaded);
+          return;
+        }
+        previous?.shutdown();
         // Without the addon the extension stays inactive and says why, once per session.
         if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
         session = unwrap(
@@ -80,9 +115,19 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       }),
     );
     pi.on("session_tree", (_event, ctx) => guard(ctx, "session_tree", () => restore(ctx)));
-    pi.on("session_shutdown", (_event, ctx) =>
+    pi.on("session_shutdown", (event, ctx) =>
       guard(ctx, "session_shutdown", () => {
-        session?.shutdown();
+        if (session && event.reason === "reload") {
+          // Kept for the runtime Pi loads next; shut down if none takes it over.
+          const key = parkingKey(ctx);
+          unpark(key)?.shutdown();
+          const kept = session;
+          const timer = setTimeout(() => unpark(key)?.shutdown(), PARKED_MS);
+          timer.unref();
+          parked.set(key, { session: kept, timer });
+        } else {
+          session?.shutdown();
+        }
         session = undefined;
         ctx.ui.setStatus(STATUS_KEY, undefined);
       }),
@@ -136,14 +181,17 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         };
       }),
     );
-    // Only the newest gate message stays in the model's copy of the conversation.
+    // Only the newest gate message stays in the model's copy of the conversation, and none once
+    // no check is outstanding (the session's history keeps them all).
     pi.on("context", (event, ctx) =>
       guard(ctx, "context", () => {
         const gates = event.messages.flatMap((message, index) =>
           message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
         );
-        if (gates.length < 2) return undefined;
-        const older = new Set(gates.slice(0, -1));
+        const settled = session !== undefined && session.footer().pending === 0;
+        const keep = settled ? 0 : 1;
+        if (gates.length <= keep) return undefined;
+        const older = new Set(gates.slice(0, gates.length - keep));
         return { messages: event.messages.filter((_, index) => !older.has(index)) };
       }),
     );

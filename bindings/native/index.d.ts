@@ -67,6 +67,14 @@ export declare class HookSession {
    * (`PNH_INIT_FAILED`).
    */
   initApply(): Promise<Array<string> | BindingError>
+  /**
+   * `/reload`: reads the config root again and resolves to the session that replaces this one,
+   * carrying its verification state over (a policy that loaded before and fails now is shown
+   * as degraded, and its armed checks stay `unknown`). Its first state entries wait in
+   * `takeStateEntries`. This session is shut down; on a [`BindingError`]
+   * (`PNH_RELOAD_FAILED`) it keeps running unchanged.
+   */
+  reload(): Promise<HookSession | BindingError>
   /** `session_shutdown`: releases every waiting handler unchanged and ignores later events. */
   shutdown(): void
 }
@@ -132,7 +140,7 @@ export interface ConfigStatus {
 }
 
 /** What went wrong, as the JS error's `code`. */
-export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED'
+export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED' | 'PNH_RELOAD_FAILED'
 
 /** A counted success of the exact command. */
 export interface Evidence {

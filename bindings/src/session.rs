@@ -166,6 +166,19 @@ impl HookSession {
         }
     }
 
+    /// `/reload`: reads the config root again and resolves to the session that replaces this one,
+    /// carrying its verification state over (a policy that loaded before and fails now is shown
+    /// as degraded, and its armed checks stay `unknown`). Its first state entries wait in
+    /// `takeStateEntries`. This session is shut down; on a [`BindingError`]
+    /// (`PNH_RELOAD_FAILED`) it keeps running unchanged.
+    #[napi]
+    pub async fn reload(&self) -> Either<HookSession, BindingError> {
+        match self.inner.reload().await {
+            Ok(session) => Either::A(HookSession::new(Arc::new(session))),
+            Err(error) => Either::B(BindingError::new(ErrorCode::ReloadFailed, error)),
+        }
+    }
+
     /// `session_shutdown`: releases every waiting handler unchanged and ignores later events.
     #[napi]
     pub fn shutdown(&self) {

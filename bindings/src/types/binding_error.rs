@@ -11,6 +11,9 @@ pub enum ErrorCode {
     /// `/hooks-init` could not create the config root (what it created was removed).
     #[napi(value = "PNH_INIT_FAILED")]
     InitFailed,
+    /// `/reload` could not read the config root again; the session keeps its previous config.
+    #[napi(value = "PNH_RELOAD_FAILED")]
+    ReloadFailed,
 }
 
 /// An engine error returned as data: the extension turns it into a JS `Error` whose `code` is

@@ -17,13 +17,15 @@
 //! Files: `options` (how a session is set up), `state` (the session and whether it observes
 //! waves), `open` (loading the config root), `events` (tool events), `verifier` (the gate, what
 //! it publishes, one operation at a time), `verify` (the gate's operations and bounded waits),
-//! `observe` (finished wave → gate input), `report` (the status model, footer and text). This
+//! `observe` (finished wave → gate input), `reload` (`/reload`: the config root read again, the
+//! gate carried over), `report` (the status model, footer and text). This
 //! file only declares and re-exports: every other file depends on `state`, none on this one.
 
 mod events;
 mod observe;
 mod open;
 mod options;
+mod reload;
 mod report;
 mod state;
 mod verifier;
@@ -31,6 +33,7 @@ mod verify;
 
 pub use observe::observe;
 pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
+pub use reload::ReloadError;
 pub use report::{FooterSummary, SessionReport, footer, render_status};
 pub use state::{IdleReason, Session, SessionSetupError};
 pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};

@@ -14,7 +14,6 @@ use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
 use crate::wave::{AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveConfig, WaveCoordinator};
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Threads for one wave's analysis: enough to use both cores of a small machine.
@@ -29,10 +28,6 @@ impl Session {
         let source = ConfigSource::root_or_builtin(options.config_root.clone());
         let config = LoadedConfig::load(&source);
         let settings = &config.settings.settings;
-        let mut wave = WaveConfig::from_settings(settings);
-        if let Some(timeout) = options.overrides.wave_timeout {
-            wave.timeout = timeout;
-        }
         let gate = VerificationGate::new(
             GateConfig {
                 cwd: options.cwd.clone(),
@@ -44,6 +39,20 @@ impl Session {
             },
             &config.registry,
         );
+        Self::assemble(options, config, GateState::new(gate))
+    }
+
+    /// A session over an already loaded `config` whose gate side starts from `state`: a fresh
+    /// gate when opening, the previous session's gate when reloading.
+    pub(super) fn assemble(
+        options: SessionOptions,
+        config: LoadedConfig,
+        state: GateState,
+    ) -> Self {
+        let mut wave = WaveConfig::from_settings(&config.settings.settings);
+        if let Some(timeout) = options.overrides.wave_timeout {
+            wave.timeout = timeout;
+        }
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
         let session_state = if config.registry.is_active() {
@@ -61,13 +70,6 @@ impl Session {
         };
         let registry = config.registry;
         let settings = config.settings;
-        let state = GateState {
-            gate,
-            entries: Vec::new(),
-            state_warnings: Vec::new(),
-            analyzers: BTreeMap::new(),
-            policy_failures: Vec::new(),
-        };
         let verifier = Verifier::start(
             options.cwd.clone(),
             Arc::clone(&options.clock),

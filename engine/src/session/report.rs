@@ -8,8 +8,11 @@
 //! terminal.
 
 use super::state::Session;
-use crate::status::{ConfigHealth, HooksStatus, SettingsStatus, VerificationStatus};
+use crate::status::{
+    ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus, VerificationStatus,
+};
 use crate::text::{escape, escape_lines};
+use crate::verification::Timestamp;
 use crate::wave::{WaveCoordinator, WaveTotals};
 use serde::Serialize;
 use std::fmt::{Arguments, Write};
@@ -116,6 +119,17 @@ impl Session {
                 ),
             );
             render_not_analyzed(&mut out, &analyzer.not_analyzed);
+        }
+        for error in &status.hooks.config.load_errors {
+            if error.degraded_from.is_some() {
+                put(
+                    &mut out,
+                    format_args!(
+                        "degraded since the last /reload (its checks stay unknown until it loads): {}",
+                        error.message
+                    ),
+                );
+            }
         }
         for problem in &status.rule_problems {
             put(&mut out, format_args!("rule problem: {problem}"));
@@ -263,16 +277,22 @@ pub fn render_status(status: &SessionReport) -> String {
             put(
                 &mut out,
                 format_args!(
-                    "  {} ({}) {}",
+                    "  {} ({}) {}: loaded, digest {}",
                     policy.id,
                     policy.kind,
-                    policy.path.display()
+                    policy.path.display(),
+                    policy.digest
                 ),
             );
         }
     }
     for error in &hooks.config.load_errors {
-        put(&mut out, format_args!("  failed: {}", error.message));
+        let state = if error.degraded_from.is_some() {
+            "degraded"
+        } else {
+            "failed"
+        };
+        put(&mut out, format_args!("  {state}: {}", error.message));
     }
     for problem in &status.rule_problems {
         put(&mut out, format_args!("  rule problem: {problem}"));
@@ -414,15 +434,29 @@ fn render_verification(out: &mut String, verification: &VerificationStatus) {
         if let Some(waiver) = &requirement.waiver {
             put(
                 out,
-                format_args!("    waived (not passed): {}", waiver.reason),
+                format_args!(
+                    "    waived (not passed): {} (call {}, {})",
+                    waiver.reason,
+                    waiver.tool_call_id,
+                    utc(waiver.at)
+                ),
             );
         }
         if let Some(failure) = &requirement.last_failure {
-            put(out, format_args!("    last failure: {failure}"));
+            put(
+                out,
+                format_args!(
+                    "    last failure: {failure} (call {}, revision {}, {})",
+                    failure.tool_call_id,
+                    failure.required_revision,
+                    utc(failure.at)
+                ),
+            );
         }
         if let Some(reason) = &requirement.unknown_reason {
             put(out, format_args!("    unknown: {reason}"));
         }
+        render_requirement_history(out, requirement);
     }
     let gate = &verification.gate;
     if gate.exhausted {
@@ -434,4 +468,65 @@ fn render_verification(out: &mut String, verification: &VerificationStatus) {
             ),
         );
     }
+}
+
+/// A requirement's project and directory, last success, last rejected run and, when no loaded
+/// policy backs it, why: the lines that say why it is in its state.
+fn render_requirement_history(out: &mut String, requirement: &RequirementStatus) {
+    let project = &requirement.project;
+    put(
+        out,
+        format_args!("    project {project}, run in {}", project.root.display()),
+    );
+    match &requirement.last_success {
+        Some(success) => put(
+            out,
+            format_args!(
+                "    last success: call {} at revision {} (required {}), {}",
+                success.tool_call_id,
+                success.started_at_revision,
+                success.required_revision,
+                utc(success.at)
+            ),
+        ),
+        None => put(out, format_args!("    last success: none")),
+    }
+    if let Some(rejection) = &requirement.last_rejection {
+        put(
+            out,
+            format_args!(
+                "    last rejected run: call {} at revision {}, {}: {}",
+                rejection.tool_call_id,
+                rejection.revision,
+                utc(rejection.at),
+                rejection.reason
+            ),
+        );
+    }
+    if let Some(detached) = &requirement.detached {
+        put(out, format_args!("    detached: {detached}"));
+    }
+}
+
+/// A timestamp as a UTC date and time (`2026-12-01 16:20:15 UTC`), from the days since the
+/// epoch by the civil-from-days algorithm (H. Hinnant), so no clock or time zone is read.
+fn utc(at: Timestamp) -> String {
+    let seconds = at.0 / 1000;
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Shifted so the era starts on 0000-03-01; days fit in i64 for any u64 of milliseconds.
+    let z = i64::try_from(days).unwrap_or(i64::MAX - 719_468) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
 }

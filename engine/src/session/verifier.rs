@@ -36,6 +36,19 @@ pub(super) struct GateState {
     pub(super) policy_failures: Vec<String>,
 }
 
+impl GateState {
+    /// The state of a session that has only its gate: no entries, warnings or folded waves yet.
+    pub(super) fn new(gate: VerificationGate) -> Self {
+        Self {
+            gate,
+            entries: Vec::new(),
+            state_warnings: Vec::new(),
+            analyzers: BTreeMap::new(),
+            policy_failures: Vec::new(),
+        }
+    }
+}
+
 /// How many distinct policy run failures the status keeps.
 const KEPT_POLICY_FAILURES: usize = 20;
 
@@ -125,6 +138,14 @@ impl Verifier {
     /// What the last gate operation published.
     pub(super) fn published(&self) -> Arc<Published> {
         Arc::clone(&lock(&self.published))
+    }
+
+    /// Queues `entries` for the binding ahead of anything produced later (a reload hands over
+    /// the entries its predecessor had not delivered).
+    pub(super) fn queue(&self, mut entries: Vec<StateEntry>) {
+        let mut outbox = lock(&self.outbox);
+        entries.append(&mut outbox);
+        *outbox = entries;
     }
 
     /// The state entries produced so far, oldest first.

@@ -78,12 +78,12 @@ fn millis(duration: Duration) -> u64 {
     "tool calls were still being processed after {} ms, so what they changed cannot be proven",
     .0.timeout_ms
 )]
-struct WavesUnfinished(StillBusy);
+pub(super) struct WavesUnfinished(StillBusy);
 
 impl Session {
     /// Waits, at most the wave timeout, until every wave whose calls have ended is processed.
     /// `Err` says the wait expired (the coordinator recorded the failure).
-    async fn wait_for_waves(&self) -> Result<(), WavesUnfinished> {
+    pub(super) async fn wait_for_waves(&self) -> Result<(), WavesUnfinished> {
         let Some(coordinator) = self.state.coordinator() else {
             return Ok(());
         };

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-fn open(repo: &Path, root: &Path) -> Session {
+pub(super) fn open(repo: &Path, root: &Path) -> Session {
     open_with_timeout(repo, root, 10_000)
 }
 
@@ -56,7 +56,7 @@ fn unblock(fifo: &Path) {
     drop(writer);
 }
 
-struct Call {
+pub(super) struct Call {
     id: &'static str,
     tool: &'static str,
     input: Value,
@@ -64,7 +64,7 @@ struct Call {
     exit_code: Option<i64>,
 }
 
-fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
+pub(super) fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
     Call {
         id,
         tool,
@@ -74,7 +74,7 @@ fn call(id: &'static str, tool: &'static str, input: Value) -> Call {
     }
 }
 
-fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
+pub(super) fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
     Call {
         id,
         tool: "bash",
@@ -87,7 +87,11 @@ fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
 /// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
 /// effects, then each result (in reverse order) and its end. Returns the block appended to each
 /// call's result, if any.
-async fn wave(session: &Session, calls: &[Call], effect: impl FnOnce()) -> Vec<Option<String>> {
+pub(super) async fn wave(
+    session: &Session,
+    calls: &[Call],
+    effect: impl FnOnce(),
+) -> Vec<Option<String>> {
     let infos: Vec<ToolCallInfo> = calls
         .iter()
         .map(|c| ToolCallInfo::new(c.id, c.tool, c.input.clone()))
@@ -161,7 +165,7 @@ fn branch(entries: &[StateEntry]) -> Vec<BranchEntry> {
         .collect()
 }
 
-fn state_of(session: &Session) -> Vec<RequirementState> {
+pub(super) fn state_of(session: &Session) -> Vec<RequirementState> {
     session
         .status()
         .hooks

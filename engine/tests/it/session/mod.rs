@@ -6,6 +6,7 @@ use crate::support::{ConfigRoot, TestRepo};
 
 mod end_to_end;
 mod hostile;
+mod reload;
 
 /// The example verification policy for a Node project named `my-node-project` (`npm test`).
 pub const NODE_VERIFICATION: &str =

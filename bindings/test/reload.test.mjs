@@ -1,0 +1,60 @@
+// `/reload` on the real Pi runtime: Pi replaces the extension's runtime, and the engine reads the
+// config root again through its reload path. A verification policy that loaded before and fails
+// after the reload is degraded (footer, /hooks-status, /hooks-doctor) and its armed check stays
+// `unknown`; fixing the policy and reloading again brings it back, and a rerun passes it.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { assertRealUntouched, command, footer, say, start, toolUse } from "./harness.mjs";
+import { POLICY, bash, project, write } from "./project.mjs";
+
+after(assertRealUntouched);
+
+const checkLine = (/** @type {string} */ status) => status.match(/demo-verification\/check `sh verify\.sh`: .*/)?.[0];
+
+test("/reload after breaking an armed policy: degraded, the check unknown; fixed and reloaded, a rerun passes it", async () => {
+  const { repo, ...root } = project();
+  const policy = join(root.configRoot, "policies/demo-verification.rhai");
+  const started = await start({
+    repo,
+    ...root,
+    responses: [
+      toolUse(write("W", "src/a.ts")),
+      toolUse(bash("V")),
+      say("verified"),
+      // after the fix
+      toolUse(bash("R")),
+      say("verified again"),
+      say("never requested"),
+    ],
+  });
+  await started.session.prompt("change the code");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
+
+  writeFileSync(policy, "const ID = ;\n");
+  await started.session.reload();
+  assert.deepEqual(started.errors, []);
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 1 pending · degraded (/hooks-doctor)`);
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.equal(checkLine(status), "demo-verification/check `sh verify.sh`: unknown (required revision 1)");
+  assert.ok(status.includes(`\n  degraded: policy "demo-verification" degraded: ${policy}`), status);
+  assert.ok(status.includes("\n    detached: policy `demo-verification` failed to load: "), status);
+  const doctor = (await command(started, "/hooks-doctor")).join("\n");
+  assert.ok(doctor.includes(`degraded since the last /reload (its checks stay unknown until it loads): policy "demo-verification" degraded: ${policy}`), doctor);
+
+  writeFileSync(policy, POLICY);
+  await started.session.reload();
+  assert.deepEqual(started.errors, []);
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`, "no longer degraded; unproven until rerun");
+  const fixed = (await command(started, "/hooks-status")).join("\n");
+  assert.equal(checkLine(fixed), "demo-verification/check `sh verify.sh`: unknown (required revision 1)");
+  assert.match(fixed, new RegExp(`\\n  demo-verification \\(verification\\) ${policy.replaceAll(".", "\\.")}: loaded, digest [0-9a-f]{64}\\n`));
+  assert.doesNotMatch(fixed, /degraded|detached/);
+
+  await started.session.prompt("verify again");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 5, "the rerun passed it and Pi settled");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
+  started.session.dispose();
+});

@@ -1,0 +1,162 @@
+//! `/reload` through the session (`Session::reload`): a verification policy that loaded before and
+//! fails after the reload is degraded in the status, the footer and the doctor, its armed check
+//! stays `unknown` and outstanding, and fixing it and reloading again brings it back. Also the
+//! status text that says why a check is in its state (last success, last rejected run, waiver,
+//! per-policy digest and load state).
+
+use super::end_to_end::{bash, call, open, state_of, wave};
+use super::{NODE_VERIFICATION, node_config, node_project};
+use crate::support::write;
+use pi_native_hooks::session::{footer, render_status};
+use pi_native_hooks::verification::RequirementState;
+use serde_json::json;
+
+const POLICY: &str = "policies/node-project-verification.rhai";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reloading_a_broken_armed_policy_degrades_it_keeps_its_check_unknown_and_a_fix_restores_it()
+{
+    let (repo, root) = (node_project(), node_config());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    wave(&session, &[bash("P", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::Passed]);
+    let _ = session.take_state_entries();
+
+    std::fs::write(root.path().join(POLICY), "const ID = ;\n").expect("break the policy");
+    let broken = session.reload().await.expect("the reload runs");
+    let status = broken.status();
+    let errors = &status.hooks.config.load_errors;
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(
+        errors[0].degraded_from.as_deref(),
+        Some("node-project-verification")
+    );
+    assert_eq!(state_of(&broken), [RequirementState::Unknown]);
+    let requirement = &status.hooks.verification.requirements[0];
+    assert!(
+        requirement
+            .detached
+            .as_deref()
+            .is_some_and(|d| d.contains("failed to load")),
+        "{requirement:?}"
+    );
+    assert!(
+        !broken.take_state_entries().is_empty(),
+        "the check made unknown is persisted"
+    );
+    let line = footer(&broken.footer_summary());
+    assert!(
+        line.ends_with("checks: 0 passed, 1 pending · degraded (/hooks-doctor)"),
+        "{line}"
+    );
+    let text = render_status(&status);
+    assert!(
+        text.contains("  degraded: policy \"node-project-verification\" degraded: "),
+        "{text}"
+    );
+    assert!(
+        text.contains("    detached: policy `node-project-verification` failed to load"),
+        "{text}"
+    );
+    let doctor = broken.doctor_text().await;
+    assert!(
+        doctor.contains("degraded since the last /reload (its checks stay unknown until it loads): policy \"node-project-verification\" degraded: "),
+        "{doctor}"
+    );
+    let settle = broken.before_settle().await;
+    assert!(
+        settle.message.is_some_and(|m| m.contains("`npm test`")),
+        "a degraded policy's check stays outstanding"
+    );
+
+    std::fs::write(root.path().join(POLICY), NODE_VERIFICATION).expect("fix the policy");
+    let fixed = broken.reload().await.expect("the reload runs");
+    let status = fixed.status();
+    assert!(status.hooks.config.load_errors.is_empty());
+    assert!(!footer(&fixed.footer_summary()).contains("degraded"));
+    let requirement = &status.hooks.verification.requirements[0];
+    assert_eq!(requirement.detached, None, "the policy backs it again");
+    assert_eq!(
+        requirement.state,
+        RequirementState::Unknown,
+        "still unproven until rerun"
+    );
+    wave(&fixed, &[bash("Q", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&fixed), [RequirementState::Passed]);
+    assert_eq!(fixed.before_settle().await.message, None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_names_the_last_rejected_run_the_last_success_and_each_policy_digest() {
+    let (repo, root) = (node_project(), node_config());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    wave(
+        &session,
+        &[
+            bash("V", "npm test", 0),
+            call(
+                "S",
+                "write",
+                json!({ "path": "docs/notes.md", "content": "y" }),
+            ),
+        ],
+        || write(&dir, "docs/notes.md", "more notes\n"),
+    )
+    .await;
+    let text = render_status(&session.status());
+    let root_dir = repo.path().display();
+    for expected in [
+        "  node-project-verification/test `npm test`: not-run (required revision 1)\n".to_owned(),
+        format!("    project `my-node-project` (package.json at {root_dir}), run in {root_dir}\n"),
+        "    last success: none\n".to_owned(),
+        "    last rejected run: call V at revision 1, 2023-11-14 22:13:20 UTC: `write` call S ran in the same batch and may have changed files while it ran\n".to_owned(),
+    ] {
+        assert!(text.contains(&expected), "{expected}\nnot in\n{text}");
+    }
+    let policy = root.path().join(POLICY);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  node-project-verification (verification) "))
+        .expect("the policy is listed");
+    let digest = line
+        .strip_prefix(&format!(
+            "  node-project-verification (verification) {}: loaded, digest ",
+            policy.display()
+        ))
+        .expect("file, load state and digest");
+    assert_eq!(digest.len(), 64, "{line}");
+    assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+
+    wave(&session, &[bash("E", "npm test", 0)], || {}).await;
+    let text = render_status(&session.status());
+    assert!(
+        text.contains(
+            "    last success: call E at revision 2 (required 1), 2023-11-14 22:13:20 UTC\n"
+        ),
+        "{text}"
+    );
+}
