@@ -147,7 +147,10 @@ fn requirement_digest(
 
 /// The functions `affects` can call, itself included, in script order; `None` when it is not a
 /// function of the script.
-fn predicate<'f>(functions: &'f [ScriptFunction], affects: &str) -> Option<Vec<&'f ScriptFunction>> {
+fn predicate<'f>(
+    functions: &'f [ScriptFunction],
+    affects: &str,
+) -> Option<Vec<&'f ScriptFunction>> {
     let names: BTreeSet<&str> = functions.iter().map(|f| f.name.as_str()).collect();
     if !names.contains(affects) {
         return None;
@@ -253,10 +256,12 @@ fn function_of(item: &[Token]) -> Option<ScriptFunction> {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(64), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
 }
 
 #[cfg(test)]
@@ -341,15 +346,24 @@ fn affects_docs(path) {
         assert_eq!(names, ["affects_code", "is_ts", "affects_docs"]);
         assert!(functions[0].mentions.contains("is_ts"));
         assert!(functions[2].tokens.iter().any(|t| t.contains("docs")));
-        assert_eq!(functions[2].tokens.last().map(String::as_str), Some("RightBrace"));
+        assert_eq!(
+            functions[2].tokens.last().map(String::as_str),
+            Some("RightBrace")
+        );
     }
 
     #[test]
     fn comments_whitespace_and_layout_change_no_digest() {
         let edited = POLICY
-            .replace("// TypeScript and the manifest.", "// Code: TypeScript.\n/* and */")
+            .replace(
+                "// TypeScript and the manifest.",
+                "// Code: TypeScript.\n/* and */",
+            )
             .replace("    is_ts(path) || path", "\tis_ts( path )||\n\n path")
-            .replace("fn is_ts(path) { path", "fn is_ts(path) {\n    // helper\n    path");
+            .replace(
+                "fn is_ts(path) { path",
+                "fn is_ts(path) {\n    // helper\n    path",
+            );
         assert_eq!(changed(&edited), Vec::<String>::new());
         assert_eq!(digests(POLICY), digests(POLICY), "stable");
         assert_eq!(digests(POLICY)["test"].as_str().len(), 64);
@@ -405,9 +419,15 @@ fn affects_docs(path) {
             "is_ts(path) || path",
             "call(Fn(\"is_\" + \"ts\"), path) || path",
         );
-        let edited = dynamic.replace("path.starts_with(prefix)", "path.starts_with(prefix) && true");
+        let edited = dynamic.replace(
+            "path.starts_with(prefix)",
+            "path.starts_with(prefix) && true",
+        );
         let (before, after) = (digests(&dynamic), digests(&edited));
-        assert_ne!(before["test"], after["test"], "any function may be the one called");
+        assert_ne!(
+            before["test"], after["test"],
+            "any function may be the one called"
+        );
         assert_ne!(before["docs"], after["docs"]);
     }
 }

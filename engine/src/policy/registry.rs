@@ -2,8 +2,8 @@
 //! validated, with the files that failed and why, the digest of what was read, and reloads that
 //! report a previously loaded policy that now fails as degraded.
 
-use super::contract::{PolicyContract, read_contract};
 use super::contract::PolicySpec;
+use super::contract::{PolicyContract, read_contract};
 use super::digest::{RequirementDigest, registry_digest, requirement_digests};
 use super::failure::{PolicyProblem, ProblemReason};
 use super::sandbox::Sandbox;

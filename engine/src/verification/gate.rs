@@ -80,8 +80,7 @@ impl VerificationGate {
     pub fn new(config: GateConfig, registry: &PolicyRegistry) -> Self {
         let projects = match_projects(&config.cwd, registry);
         let registry_digest = digest_of(registry);
-        let requirements =
-            reconcile(Vec::new(), None, registry, &projects, &registry_digest).requirements;
+        let requirements = reconcile(Vec::new(), registry, &projects).requirements;
         VerificationGate {
             config,
             registry: registry.clone(),
@@ -110,27 +109,14 @@ impl VerificationGate {
         let Some(saved) = saved else {
             self.revision = 0;
             self.waivers.clear();
-            self.requirements = reconcile(
-                Vec::new(),
-                None,
-                &self.registry,
-                &self.projects,
-                &self.registry_digest,
-            )
-            .requirements;
+            self.requirements = reconcile(Vec::new(), &self.registry, &self.projects).requirements;
             self.baseline = Baseline::of(live);
             return;
         };
         self.revision = saved.revision;
         self.waivers = saved.waivers;
         self.baseline = saved.workspace;
-        let reconciled = reconcile(
-            saved.requirements,
-            Some(&saved.registry_digest),
-            &self.registry,
-            &self.projects,
-            &self.registry_digest,
-        );
+        let reconciled = reconcile(saved.requirements, &self.registry, &self.projects);
         self.requirements = reconciled.requirements;
         self.transition = reconciled.changed || saved.registry_digest != self.registry_digest;
         self.refresh(live);
@@ -153,13 +139,7 @@ impl VerificationGate {
     pub fn reload(&mut self, registry: &PolicyRegistry) {
         let projects = match_projects(&self.config.cwd, registry);
         let digest = digest_of(registry);
-        let reconciled = reconcile(
-            std::mem::take(&mut self.requirements),
-            Some(&self.registry_digest),
-            registry,
-            &projects,
-            &digest,
-        );
+        let reconciled = reconcile(std::mem::take(&mut self.requirements), registry, &projects);
         self.transition |= reconciled.changed || digest != self.registry_digest;
         self.requirements = reconciled.requirements;
         self.registry = registry.clone();
