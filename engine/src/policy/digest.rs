@@ -126,21 +126,20 @@ fn requirement_digest(
     // Serialized, so a field added to either later is part of the digest without a change here.
     part(&serde_json::to_string(project).unwrap_or_default());
     part(&serde_json::to_string(requirement).unwrap_or_default());
-    match functions.and_then(|functions| predicate(functions, &requirement.affects)) {
-        Some(predicate) => {
-            part("functions");
-            for function in predicate {
-                part(&function.name);
-                part(&function.tokens.len().to_string());
-                for token in &function.tokens {
-                    part(token);
-                }
+    if let Some(predicate) =
+        functions.and_then(|functions| predicate(functions, &requirement.affects))
+    {
+        part("functions");
+        for function in predicate {
+            part(&function.name);
+            part(&function.tokens.len().to_string());
+            for token in &function.tokens {
+                part(token);
             }
         }
-        None => {
-            part("source");
-            part(source);
-        }
+    } else {
+        part("source");
+        part(source);
     }
     RequirementDigest(hex(&hasher.finalize()))
 }
@@ -187,12 +186,12 @@ fn predicate<'f>(
 /// strings as Rhai's parser drives it: after the `}` that closes a `${`, it reads text again.
 fn script_functions(engine: &Engine, source: &str) -> Option<Vec<ScriptFunction>> {
     let inputs = [source];
-    let (mut tokens, control) = engine.lex(&inputs);
+    let (tokens, control) = engine.lex(&inputs);
     let mut functions = Vec::new();
     let mut item: Vec<Token> = Vec::new();
     let mut depth = 0_usize;
     let mut interpolations: Vec<usize> = Vec::new();
-    while let Some((token, _)) = tokens.next() {
+    for (token, _) in tokens {
         match &token {
             Token::EOF => break,
             Token::LexError(_) => return None,
@@ -243,8 +242,10 @@ fn function_of(item: &[Token]) -> Option<ScriptFunction> {
     let mentions = item
         .iter()
         .filter_map(|token| match token {
-            Token::Identifier(text) | Token::Reserved(text) => Some(text.to_string()),
-            Token::StringConstant(text) | Token::InterpolatedString(text) => Some(text.to_string()),
+            Token::Identifier(text)
+            | Token::Reserved(text)
+            | Token::StringConstant(text)
+            | Token::InterpolatedString(text) => Some(text.to_string()),
             _ => None,
         })
         .collect();
