@@ -29,7 +29,7 @@ pub mod view;
 
 pub use contract::{PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement};
 pub use diagnostic::PolicyDiagnostic;
-pub use digest::registry_digest;
+pub use digest::{RequirementDigest, registry_digest};
 pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
 pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource, RootProblem};
 pub use run::{

@@ -3,7 +3,7 @@
 //! report a previously loaded policy that now fails as degraded.
 
 use super::contract::{DiagnosticSpec, PolicyContract, PolicySpec, read_contract};
-use super::digest::registry_digest;
+use super::digest::{RequirementDigest, registry_digest, requirement_digests};
 use super::failure::{PolicyProblem, ProblemReason};
 use super::sandbox::Sandbox;
 use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
@@ -11,7 +11,7 @@ use crate::config::AnalyzerKey;
 use crate::config::trust::TrustError;
 use crate::ids::PolicyId;
 use rhai::AST;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -52,6 +52,16 @@ pub struct LoadedPolicy {
     pub(super) ast: Arc<AST>,
     /// SHA-256 of the policy text: what the `affects` cache is keyed by.
     pub(super) digest: Arc<str>,
+    /// A verification policy's requirements by id, with what defines each (empty for a
+    /// diagnostic policy).
+    requirement_digests: BTreeMap<String, RequirementDigest>,
+}
+
+impl LoadedPolicy {
+    /// The digest of what defines requirement `id` of this verification policy.
+    pub fn requirement_digest(&self, id: &str) -> Option<&RequirementDigest> {
+        self.requirement_digests.get(id)
+    }
 }
 
 /// The loaded policies of one config root. Immutable; reload by building a new one.
@@ -195,11 +205,22 @@ impl PolicyRegistry {
     fn compile(&self, path: &Path, text: &str) -> Result<LoadedPolicy, ProblemReason> {
         let ast = self.sandbox.compile(text).map_err(ProblemReason::Compile)?;
         let contract = read_contract(&ast, text).map_err(ProblemReason::Contract)?;
+        let requirement_digests = match &contract.spec {
+            PolicySpec::Verification(spec) => requirement_digests(
+                self.sandbox.engine(),
+                &ast,
+                contract.id.as_str(),
+                text,
+                spec,
+            ),
+            PolicySpec::Diagnostic(_) => BTreeMap::new(),
+        };
         Ok(LoadedPolicy {
             path: path.to_path_buf(),
             contract,
             ast: Arc::new(ast),
             digest: registry_digest([("", text)]).into(),
+            requirement_digests,
         })
     }
 

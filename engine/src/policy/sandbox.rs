@@ -290,6 +290,11 @@ impl Sandbox {
         &self.limits
     }
 
+    /// The engine, for reading a script as it compiles (its lexer); never for running code.
+    pub(super) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
     /// Compiles a policy script (no code runs). Parse errors name the line.
     pub fn compile(&self, source: &str) -> Result<AST, RunError> {
         let compiled = stacker::maybe_grow(POLICY_STACK_MIN, POLICY_STACK, || {

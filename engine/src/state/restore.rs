@@ -2,7 +2,9 @@
 //! and newer-version entries are skipped with a warning and the previous valid one is used. With
 //! no state entry at all, the gate starts fresh (the dirty workspace is an unarmed baseline);
 //! with state entries of which none can be read, it starts fail-closed: every requirement of the
-//! matching policies is armed and `unknown`, because nothing says which ones were armed.
+//! matching policies is armed and `unknown`, because nothing says which ones were armed. An entry
+//! written before requirements had digests restores, but its armed requirements are `unknown`
+//! (the gate cannot tell whether their definitions changed), with a warning.
 
 use super::entry::{STATE_ENTRY_TYPE, StateProblem, decode};
 use crate::verification::{VerificationGate, WorkspaceObservation};
@@ -31,6 +33,14 @@ pub enum StateWarning {
         /// Why.
         problem: StateProblem,
     },
+    /// The restored entry predates per-requirement digests: its armed requirements were made
+    /// `unknown`.
+    Undigested {
+        /// The restored entry's id.
+        entry_id: String,
+        /// How many armed requirements had no digest.
+        unknown: usize,
+    },
     /// The branch has state entries but none could be read: the gate restored fail-closed.
     NoneReadable {
         /// How many state entries were skipped.
@@ -46,6 +56,12 @@ impl fmt::Display for StateWarning {
             StateWarning::Skipped { entry_id, problem } => {
                 write!(f, "skipped verification state entry {entry_id}: {problem}")
             }
+            StateWarning::Undigested { entry_id, unknown } => write!(
+                f,
+                "verification state entry {entry_id} was saved by an older version without \
+                 per-check digests, so whether a check's definition changed since cannot be \
+                 known: {unknown} armed check(s) are now `unknown` until they are rerun or waived"
+            ),
             StateWarning::NoneReadable { skipped, unknown } => write!(
                 f,
                 "no verification state entry of this branch could be read ({skipped} skipped), \
@@ -62,7 +78,8 @@ pub struct RestoreReport {
     /// The entry restored from; `None` for a fresh or fail-closed start.
     pub entry_id: Option<String>,
     /// Entries skipped on the way, newest first, then [`StateWarning::NoneReadable`] when no
-    /// entry could be read.
+    /// entry could be read, or [`StateWarning::Undigested`] when the entry restored from predates
+    /// per-requirement digests and held armed requirements.
     pub warnings: Vec<StateWarning>,
 }
 
@@ -81,8 +98,19 @@ pub fn restore(
     {
         match decode(&entry.data) {
             Ok(snapshot) => {
+                let undigested = snapshot
+                    .requirements
+                    .iter()
+                    .filter(|requirement| requirement.is_armed() && requirement.digest.is_none())
+                    .count();
                 gate.restore(Some(snapshot), live);
                 report.entry_id = Some(entry.id.clone());
+                if undigested > 0 {
+                    report.warnings.push(StateWarning::Undigested {
+                        entry_id: entry.id.clone(),
+                        unknown: undigested,
+                    });
+                }
                 return report;
             }
             Err(problem) => report.warnings.push(StateWarning::Skipped {

@@ -14,8 +14,10 @@
 //!
 //! The remaining conditions are enforced by the gate's ordering: a call started at the revision
 //! current when its wave was observed, which is never before the required revision, and the
-//! wave's own changes (or any later drift) are applied after its evidence, so a relevant change
-//! before it completed leaves the requirement stale.
+//! wave's own changes (or any later drift) are applied after its evidence. An accepted run was
+//! the wave's only potentially mutating call, so the wave's named changes are its own writes and
+//! the state it verified: they do not stale the requirement it passed (a snapshot test updating
+//! its snapshots, a generator, a formatter). Any change in a later wave or out of band does.
 
 use super::observation::{CallOutcome, ObservedCall};
 use super::project::ProjectIdentity;

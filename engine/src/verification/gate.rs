@@ -9,7 +9,7 @@ use super::project::{ProjectMatch, match_projects};
 use super::reconcile::reconcile;
 use super::record::{Baseline, Drift, WorkspaceObservation};
 use super::relevance::{Relevance, relevance};
-use super::requirement::{Standing, TrackedRequirement};
+use super::requirement::{RequirementKey, Standing, TrackedRequirement};
 use super::settle::{CapState, DEFAULT_CONTINUATION_CAP, OutstandingCheck, SettleDecision};
 use super::time::Timestamp;
 use super::waiver::{WaivedRequirement, Waiver, WaiverError, WaiverRequest};
@@ -85,8 +85,7 @@ impl VerificationGate {
     pub fn new(config: GateConfig, registry: &PolicyRegistry) -> Self {
         let projects = match_projects(&config.cwd, registry);
         let registry_digest = digest_of(registry);
-        let requirements =
-            reconcile(Vec::new(), None, registry, &projects, &registry_digest).requirements;
+        let requirements = reconcile(Vec::new(), registry, &projects).requirements;
         VerificationGate {
             config,
             registry: registry.clone(),
@@ -115,27 +114,14 @@ impl VerificationGate {
         let Some(saved) = saved else {
             self.revision = 0;
             self.waivers.clear();
-            self.requirements = reconcile(
-                Vec::new(),
-                None,
-                &self.registry,
-                &self.projects,
-                &self.registry_digest,
-            )
-            .requirements;
+            self.requirements = reconcile(Vec::new(), &self.registry, &self.projects).requirements;
             self.baseline = Baseline::of(live);
             return;
         };
         self.revision = saved.revision;
         self.waivers = saved.waivers;
         self.baseline = saved.workspace;
-        let reconciled = reconcile(
-            saved.requirements,
-            Some(&saved.registry_digest),
-            &self.registry,
-            &self.projects,
-            &self.registry_digest,
-        );
+        let reconciled = reconcile(saved.requirements, &self.registry, &self.projects);
         self.requirements = reconciled.requirements;
         self.transition = reconciled.changed || saved.registry_digest != self.registry_digest;
         self.refresh(live);
@@ -158,13 +144,7 @@ impl VerificationGate {
     pub fn reload(&mut self, registry: &PolicyRegistry) {
         let projects = match_projects(&self.config.cwd, registry);
         let digest = digest_of(registry);
-        let reconciled = reconcile(
-            std::mem::take(&mut self.requirements),
-            Some(&self.registry_digest),
-            registry,
-            &projects,
-            &digest,
-        );
+        let reconciled = reconcile(std::mem::take(&mut self.requirements), registry, &projects);
         self.transition |= reconciled.changed || digest != self.registry_digest;
         self.requirements = reconciled.requirements;
         self.registry = registry.clone();
@@ -184,16 +164,23 @@ impl VerificationGate {
     ///    not.
     ///
     /// So an out-of-band edit followed by a run of the exact command is a pass, and an edit
-    /// during or after the run leaves it stale. Nothing is absorbed into the record without
-    /// being compared: a path-limited snapshot patches only its own paths, so changes elsewhere
-    /// are found by the next full snapshot (a `bash` wave or the settle).
+    /// after the run leaves it stale. Nothing is absorbed into the record without being
+    /// compared: a path-limited snapshot patches only its own paths, so changes elsewhere are
+    /// found by the next full snapshot (a `bash` wave or the settle).
+    ///
+    /// Checks that write: a wave whose run of a requirement's exact command was accepted (it ran
+    /// alone and succeeded) changed the workspace through that run only, so its named changes
+    /// are the state the command verified: they neither make that requirement stale nor arm it.
+    /// They still arm or advance every other requirement they affect, and an unknown change
+    /// still makes it `unknown`.
     pub fn observe_wave(&mut self, wave: &WaveObservation, now: Timestamp) {
         if let Some(before) = &wave.workspace_before {
             let drift = self.baseline.catch_up(before);
             self.apply_drift(drift);
         }
+        let mut verified_writes = BTreeSet::new();
         for call in &wave.calls {
-            self.judge_call(call, &wave.calls, now);
+            self.judge_call(call, &wave.calls, now, &mut verified_writes);
         }
         self.requirements
             .retain(|requirement| requirement.detached.is_none() || requirement.is_outstanding());
@@ -209,7 +196,12 @@ impl VerificationGate {
             Drift::Paths(unseen) => (unseen.difference(&paths).cloned().collect(), None),
             Drift::Unknown(reason) => (BTreeSet::new(), Some(reason)),
         };
-        self.apply(&paths, &unseen, unknown.or(lost).as_deref());
+        self.apply(
+            &paths,
+            &unseen,
+            unknown.or(lost).as_deref(),
+            &verified_writes,
+        );
     }
 
     /// Records a waiver of every outstanding requirement.
@@ -333,19 +325,32 @@ impl VerificationGate {
         &self.cap
     }
 
-    fn judge_call(&mut self, call: &ObservedCall, wave: &[ObservedCall], now: Timestamp) {
+    /// Judges `call` for every requirement whose exact command it ran. Adds to `verified_writes`
+    /// each requirement the call was an accepted run of, armed or not: the wave's own changes
+    /// are its verified state.
+    fn judge_call(
+        &mut self,
+        call: &ObservedCall,
+        wave: &[ObservedCall],
+        now: Timestamp,
+        verified_writes: &mut BTreeSet<RequirementKey>,
+    ) {
         let Some(command) = command_of(call, &self.config.shell_tools) else {
             return;
         };
         let started_at = self.revision;
         for requirement in &mut self.requirements {
-            let Some(required_revision) = requirement.required_revision else {
-                continue;
-            };
             if requirement.command != command {
                 continue;
             }
-            match judge(call, wave, &requirement.project.root) {
+            let verdict = judge(call, wave, &requirement.project.root);
+            if verdict == Verdict::Pass {
+                verified_writes.insert(requirement.key.clone());
+            }
+            let Some(required_revision) = requirement.required_revision else {
+                continue;
+            };
+            match verdict {
                 Verdict::Pass => {
                     requirement.last_success = Some(Evidence {
                         tool_call_id: call.id.clone(),
@@ -397,19 +402,27 @@ impl VerificationGate {
     fn apply_drift(&mut self, drift: Drift) {
         match drift {
             Drift::None => {}
-            Drift::Paths(paths) => self.apply(&BTreeSet::new(), &paths, None),
-            Drift::Unknown(reason) => self.apply(&BTreeSet::new(), &BTreeSet::new(), Some(&reason)),
+            Drift::Paths(paths) => self.apply(&BTreeSet::new(), &paths, None, &BTreeSet::new()),
+            Drift::Unknown(reason) => self.apply(
+                &BTreeSet::new(),
+                &BTreeSet::new(),
+                Some(&reason),
+                &BTreeSet::new(),
+            ),
         }
     }
 
     /// One change of the workspace: `observed` paths changed in an observed wave (they may arm
     /// inactive requirements), `drift` paths changed unobserved (they only advance armed ones),
-    /// and (`unknown`) maybe more that cannot be named. Advances the revision once.
+    /// and (`unknown`) maybe more that cannot be named. The `observed` paths are the verified
+    /// state of the requirements in `verified_writes` (their accepted run made them), so they
+    /// leave those alone. Advances the revision once.
     fn apply(
         &mut self,
         observed: &BTreeSet<String>,
         drift: &BTreeSet<String>,
         unknown: Option<&str>,
+        verified_writes: &BTreeSet<RequirementKey>,
     ) {
         if observed.is_empty() && drift.is_empty() && unknown.is_none() {
             return;
@@ -432,11 +445,13 @@ impl VerificationGate {
             } else {
                 let key = &requirement.key;
                 let armed = requirement.is_armed();
-                let affected =
-                    observed.affected.contains(key) || (armed && drift.affected.contains(key));
+                let own = verified_writes.contains(key);
+                let affected = (!own && observed.affected.contains(key))
+                    || (armed && drift.affected.contains(key));
                 let unprovable = observed
                     .unprovable
                     .get(key)
+                    .filter(|_| !own)
                     .or(drift.unprovable.get(key).filter(|_| armed))
                     .cloned();
                 if affected {

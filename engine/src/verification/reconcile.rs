@@ -1,12 +1,14 @@
 //! Owns reconciling tracked requirements with the loaded policies (at session start, restore and
 //! policy reload): requirements of newly matching policies start inactive; an armed requirement
-//! whose policies changed (registry digest), whose command or project changed, or whose policy is
-//! gone or failing becomes `unknown` — never silently cleared. Inactive requirements without a
-//! policy are dropped: there is nothing to clear.
+//! whose definition changed (its [`RequirementDigest`]: policy id, project, command, predicate),
+//! whose state predates requirement digests, or whose policy is gone or failing becomes
+//! `unknown` — never silently cleared. Editing anything else (a diagnostic policy, a comment,
+//! another requirement) leaves it as it was. Inactive requirements without a policy are dropped:
+//! there is nothing to clear.
 
 use super::project::ProjectMatch;
 use super::requirement::{RequirementKey, TrackedRequirement};
-use crate::policy::{PolicyRegistry, PolicySpec};
+use crate::policy::{PolicyRegistry, PolicySpec, RequirementDigest};
 use std::collections::BTreeMap;
 
 /// The requirements after reconciling, and whether any armed requirement changed.
@@ -15,22 +17,12 @@ pub(crate) struct Reconciled {
     pub(crate) changed: bool,
 }
 
-/// Reconciles `previous` (recorded under `previous_digest`) with `registry` (digest `digest`) and
-/// the projects it matched.
+/// Reconciles `previous` with `registry` and the projects it matched.
 pub(crate) fn reconcile(
     previous: Vec<TrackedRequirement>,
-    previous_digest: Option<&str>,
     registry: &PolicyRegistry,
     projects: &ProjectMatch,
-    digest: &str,
 ) -> Reconciled {
-    let digest_note = previous_digest.filter(|old| *old != digest).map(|old| {
-        format!(
-            "the verification policies changed since the check was armed (digest {} → {}); rerun it to confirm",
-            abbreviate(old),
-            abbreviate(digest)
-        )
-    });
     let mut previous: BTreeMap<RequirementKey, TrackedRequirement> = previous
         .into_iter()
         .map(|requirement| (requirement.key.clone(), requirement))
@@ -46,11 +38,13 @@ pub(crate) fn reconcile(
                 policy: policy.contract.id.clone(),
                 id: requirement.id.clone(),
             };
+            let digest = policy.requirement_digest(&requirement.id).cloned();
             let Some(mut tracked) = previous.remove(&key) else {
                 requirements.push(TrackedRequirement::inactive(
                     key,
                     identity.clone(),
                     requirement.command.clone(),
+                    digest,
                 ));
                 continue;
             };
@@ -65,13 +59,14 @@ pub(crate) fn reconcile(
                     tracked.command, requirement.command
                 ))
             } else {
-                digest_note.clone()
+                definition_changed(tracked.digest.as_ref(), digest.as_ref())
             };
             if let (Some(reason), Some(revision)) = (reason, tracked.required_revision) {
                 changed |= tracked.make_unknown(revision, &reason);
             }
             tracked.project = identity.clone();
             tracked.command.clone_from(&requirement.command);
+            tracked.digest = digest;
             tracked.detached = None;
             requirements.push(tracked);
         }
@@ -125,6 +120,28 @@ fn detached_reason(
     }
 }
 
-fn abbreviate(digest: &str) -> &str {
-    digest.get(..12).unwrap_or(digest)
+/// Why a requirement whose project and command are unchanged must be rerun: its definition
+/// digest changed (the predicate, or a field the messages above do not name), or the state
+/// predates digests. `None` when both digests are known and equal.
+fn definition_changed(
+    tracked: Option<&RequirementDigest>,
+    loaded: Option<&RequirementDigest>,
+) -> Option<String> {
+    match (tracked, loaded) {
+        (Some(tracked), Some(loaded)) if tracked == loaded => None,
+        (Some(tracked), Some(loaded)) => Some(format!(
+            "its definition changed since the check was armed (requirement digest {} → {}: its \
+             `affects` predicate or a function it calls); rerun it to confirm",
+            tracked.short(),
+            loaded.short()
+        )),
+        (None, _) => Some(
+            "the saved verification state predates per-check digests, so whether the check's \
+             definition changed since it was armed cannot be known; rerun it to confirm"
+                .to_owned(),
+        ),
+        (Some(_), None) => {
+            Some("the check's definition could not be digested; rerun it to confirm".to_owned())
+        }
+    }
 }

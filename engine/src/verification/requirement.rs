@@ -6,6 +6,7 @@
 use super::evidence::{Evidence, FailedRun, Rejection};
 use super::project::ProjectIdentity;
 use crate::ids::{CallId, PolicyId};
+use crate::policy::RequirementDigest;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -91,6 +92,11 @@ pub struct TrackedRequirement {
     pub project: ProjectIdentity,
     /// The exact command (trimmed), run from the project root.
     pub command: String,
+    /// What defined the requirement when it was last reconciled with the loaded policies (its
+    /// policy's id and project, its entry, its predicate's code). `None` in state written before
+    /// requirements had digests: an armed one is then `unknown`.
+    #[serde(default)]
+    pub digest: Option<RequirementDigest>,
     /// The revision the command must run at or after; `None` while inactive.
     pub required_revision: Option<u64>,
     /// Where it stands for the required revision (meaningless while inactive).
@@ -109,11 +115,17 @@ pub struct TrackedRequirement {
 
 impl TrackedRequirement {
     /// A requirement that was never armed.
-    pub fn inactive(key: RequirementKey, project: ProjectIdentity, command: String) -> Self {
+    pub fn inactive(
+        key: RequirementKey,
+        project: ProjectIdentity,
+        command: String,
+        digest: Option<RequirementDigest>,
+    ) -> Self {
         TrackedRequirement {
             key,
             project,
             command,
+            digest,
             required_revision: None,
             standing: Standing::NotRun,
             last_success: None,

@@ -90,6 +90,58 @@ fn restores_from_the_latest_valid_entry() {
 }
 
 #[test]
+fn an_entry_without_requirement_digests_restores_with_its_armed_checks_unknown() {
+    let mut session = Session::demo();
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run("npm test", success());
+    assert_eq!(session.state("docs"), RequirementState::Inactive);
+    // As an older engine wrote it: the same version, no `digest` on any requirement.
+    for entry in &mut session.branch {
+        for requirement in entry.data["gate"]["requirements"]
+            .as_array_mut()
+            .expect("requirements")
+        {
+            let digest = requirement
+                .as_object_mut()
+                .expect("requirement")
+                .remove("digest");
+            assert!(digest.is_some_and(|digest| digest.is_string()));
+        }
+    }
+    let mut session = session.resume();
+
+    assert_eq!(session.restored.entry_id.as_deref(), Some("entry-2"));
+    assert_eq!(
+        session.restored.warnings,
+        [StateWarning::Undigested {
+            entry_id: "entry-2".to_owned(),
+            unknown: 1
+        }]
+    );
+    let warning = session.restored.warnings[0].to_string();
+    assert!(
+        warning.contains("1 armed check(s) are now `unknown`"),
+        "{warning}"
+    );
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+    assert_eq!(session.state("docs"), RequirementState::Inactive);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason");
+    assert!(reason.contains("predates per-check digests"), "{reason}");
+
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    let session = session.resume();
+    assert!(
+        session.restored.warnings.is_empty(),
+        "the new entry has digests"
+    );
+    assert_eq!(session.state("test"), RequirementState::Passed);
+}
+
+#[test]
 fn malformed_entry_is_skipped_with_a_warning() {
     let mut session = passed();
     session.branch.push(entry(

@@ -1,5 +1,5 @@
 //! The verification gate: project matching, evidence, revisions and drift, policy changes, the
-//! settle decision and waivers.
+//! settle decision, waivers and checks that write files.
 
 mod evidence;
 mod policies;
@@ -7,3 +7,4 @@ mod project;
 mod revisions;
 mod settle;
 mod waiver;
+mod writes;

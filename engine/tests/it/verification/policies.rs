@@ -1,4 +1,4 @@
-//! Policy changes: a changed registry digest, a missing or failing policy and a failing
+//! Policy changes: a changed requirement digest, a missing or failing policy and a failing
 //! predicate leave armed requirements `unknown` until rerun or waived — never silently cleared.
 
 use crate::support::gate::{DEMO_POLICY, Session, continuation_text, success};
@@ -14,26 +14,152 @@ fn passed() -> Session {
     session
 }
 
-#[test]
-fn digest_change_makes_armed_requirements_unknown_until_rerun() {
-    let session = passed();
-    session
-        .config
-        .write_policy("demo.rhai", &format!("// edited\n{DEMO_POLICY}"));
-    let mut session = session.resume();
+/// A diagnostic policy (the demo root's second policy) whose guidance can be edited.
+const GUIDANCE_POLICY: &str = r#"
+const ID = "demo-guidance";
+const KIND = "diagnostic";
+const ANALYZER = "ast-grep";
+const RULES = ["no-console"];
 
-    assert_eq!(session.state("test"), RequirementState::Unknown);
+fn evaluate(snapshot) {
+    snapshot.report("Remove the console call.")
+}
+"#;
+
+/// A session with the demo policy and a diagnostic policy where `npm test` passed, with both
+/// requirements armed (`docs` not run), about to be resumed.
+fn passed_with_guidance() -> Session {
+    let config = ConfigRoot::with_policies(&[
+        ("demo.rhai", DEMO_POLICY),
+        ("guidance.rhai", GUIDANCE_POLICY),
+    ]);
+    let mut session = Session::start(TestRepo::demo(), config, Vec::new());
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.edit("docs/guide.md", "# guide, edited\n");
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    assert_eq!(session.state("docs"), RequirementState::NotRun);
+    session
+}
+
+/// Resumes `session` after `edit` rewrote the demo policy (`None`: left as it is) and the
+/// diagnostic policy, and returns the states of `test` and `docs`.
+fn resumed_after(
+    session: Session,
+    demo: Option<String>,
+    guidance: Option<String>,
+) -> (Session, RequirementState, RequirementState) {
+    if let Some(demo) = demo {
+        session.config.write_policy("demo.rhai", &demo);
+    }
+    if let Some(guidance) = guidance {
+        session.config.write_policy("guidance.rhai", &guidance);
+    }
+    let session = session.resume();
+    assert!(
+        session.restored.warnings.is_empty(),
+        "{:?}",
+        session.restored.warnings
+    );
+    let (test, docs) = (session.state("test"), session.state("docs"));
+    (session, test, docs)
+}
+
+#[test]
+fn editing_a_diagnostic_policy_leaves_a_passed_requirement_passed() {
+    let (mut session, test, docs) = resumed_after(
+        passed_with_guidance(),
+        None,
+        Some(GUIDANCE_POLICY.replace("Remove the console call.", "Use the logger instead.")),
+    );
+    assert_eq!(test, RequirementState::Passed);
+    assert_eq!(docs, RequirementState::NotRun);
+    let text = continuation_text(&session.settle()).to_owned();
+    assert!(
+        text.contains("`npm run docs`") && !text.contains("`npm test`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn comments_whitespace_and_another_requirement_leave_a_passed_requirement_passed() {
+    let edited = format!("// edited\n{DEMO_POLICY}")
+        .replace(
+            "fn affects_code(path) {\n",
+            "fn affects_code(path) {\n    // TypeScript\n\n",
+        )
+        .replace(
+            "path.starts_with(\"docs/\")",
+            "path.starts_with(\"docs/\") || path == \"mkdocs.yml\"",
+        )
+        .replace("\"npm run docs\"", "\"npm run docs:build\"");
+    let (session, test, docs) = resumed_after(passed_with_guidance(), Some(edited), None);
+    assert_eq!(test, RequirementState::Passed, "only `docs` was redefined");
+    assert_eq!(docs, RequirementState::Unknown);
+    let reason = session
+        .requirement("docs")
+        .unknown_reason()
+        .expect("reason");
+    assert!(reason.contains("`npm run docs:build`"), "{reason}");
+}
+
+#[test]
+fn changing_the_predicate_makes_the_requirement_unknown_until_rerun() {
+    let edited = DEMO_POLICY.replace("path == \"package.json\"", "path == \"deno.json\"");
+    let (mut session, test, docs) = resumed_after(passed_with_guidance(), Some(edited), None);
+    assert_eq!(test, RequirementState::Unknown);
+    assert_eq!(docs, RequirementState::NotRun, "its predicate is unchanged");
     let reason = session
         .requirement("test")
         .unknown_reason()
         .expect("reason");
-    assert!(reason.contains("policies changed"), "{reason}");
-    assert_eq!(session.state("docs"), RequirementState::Inactive);
+    assert!(reason.contains("definition changed"), "{reason}");
     assert!(continuation_text(&session.settle()).contains("`npm test`"));
 
     session.run("npm test", success());
     assert_eq!(session.state("test"), RequirementState::Passed);
-    assert_eq!(session.settle(), SettleDecision::Settle);
+}
+
+#[test]
+fn changing_a_function_the_predicate_calls_makes_the_requirement_unknown() {
+    let policy = DEMO_POLICY
+        .replace(
+            "path.ends_with(\".ts\") || path == \"package.json\"",
+            "is_code(path)",
+        )
+        .replace(
+            "fn affects_docs",
+            "fn is_code(path) { path.ends_with(\".ts\") }\n\nfn affects_docs",
+        );
+    let config = ConfigRoot::with_policies(&[("demo.rhai", &policy)]);
+    let mut session = Session::start(TestRepo::demo(), config, Vec::new());
+    session.edit("src/a.ts", "export const a = 2;\n");
+    session.run("npm test", success());
+    assert_eq!(session.state("test"), RequirementState::Passed);
+    session.config.write_policy(
+        "demo.rhai",
+        &policy.replace("ends_with(\".ts\") }", "ends_with(\".tsx\") }"),
+    );
+    let session = session.resume();
+    assert_eq!(session.state("test"), RequirementState::Unknown);
+}
+
+#[test]
+fn changing_the_project_makes_every_requirement_of_the_policy_unknown() {
+    let session = passed_with_guidance();
+    session.repo.write(
+        "package.json",
+        r#"{"name": "demo2", "scripts": {"test": "true"}}"#,
+    );
+    let edited = DEMO_POLICY.replace("name: \"demo\"", "name: \"demo2\"");
+    let (session, test, docs) = resumed_after(session, Some(edited), None);
+    assert_eq!(test, RequirementState::Unknown);
+    assert_eq!(docs, RequirementState::Unknown);
+    let reason = session
+        .requirement("test")
+        .unknown_reason()
+        .expect("reason");
+    assert!(reason.contains("project changed"), "{reason}");
 }
 
 #[test]

@@ -69,20 +69,6 @@ fn fresh_session_treats_dirty_files_as_an_unarmed_baseline() {
 }
 
 #[test]
-fn check_that_changes_relevant_files_leaves_its_requirement_stale() {
-    let mut session = Session::demo();
-    session.edit("src/a.ts", "export const a = 2;\n");
-    let id = session.id();
-    let root = session.root();
-    session.wave(vec![bash(&id, "npm test", &root, success())], |repo| {
-        repo.write("src/generated.ts", "export const generated = true;\n");
-    });
-
-    assert_eq!(session.state("test"), RequirementState::Stale);
-    assert!(matches!(session.settle(), SettleDecision::Continue(_)));
-}
-
-#[test]
 fn out_of_band_edit_is_detected_at_settle() {
     let mut session = passed();
     session
