@@ -238,6 +238,8 @@ pub struct RequirementStatus {
     pub project: ProjectIdentity,
     /// The exact command.
     pub command: String,
+    /// The directory the command must run in.
+    pub dir: PathBuf,
     /// Its state.
     pub state: RequirementState,
     /// The revision the command must run at or after.
@@ -316,6 +318,7 @@ impl VerificationStatus {
                 key: requirement.key.clone(),
                 project: requirement.project.clone(),
                 command: requirement.command.clone(),
+                dir: requirement.run_dir().to_owned(),
                 state: requirement.state(),
                 required_revision: requirement.required_revision,
                 last_success: requirement.last_success.clone(),

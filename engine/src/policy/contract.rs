@@ -84,13 +84,18 @@ pub struct VerificationSpec {
     pub requirements: Vec<Requirement>,
 }
 
-/// `PROJECT = #{ manifest, name }`.
+/// `PROJECT = #{ manifest, name }`, optionally with `dir`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ProjectSpec {
-    /// The manifest file at the project root, e.g. `Cargo.toml` or `package.json`.
+    /// The manifest file in the project directory, e.g. `Cargo.toml` or `package.json`.
     pub manifest: String,
     /// The project's name.
     pub name: String,
+    /// `PROJECT.dir`: the project directory relative to the repository root (`packages/a`),
+    /// `/`-separated, without `.` or `..` components; `None` for the repository root. Left out
+    /// of the serialized form when absent, so the digest of a root project is what it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// One entry of `REQUIREMENTS`.
@@ -104,6 +109,11 @@ pub struct Requirement {
     pub command: String,
     /// The name of the policy's `fn <name>(path)` deciding whether a changed path needs it.
     pub affects: String,
+    /// `dir`: the directory the command must run in, relative to the project directory, in the
+    /// form of [`ProjectSpec::dir`]; `None` for the project directory itself. Left out of the
+    /// serialized form when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// The blanks stripped from both ends of a required command and of a `bash` call's command: the
@@ -424,9 +434,18 @@ fn verification_spec(
                 let mut seen = HashSet::new();
                 let mut requirements = Vec::new();
                 for item in items {
-                    let requirement =
-                        map_fields(item, "requirement", &["id", "command", "affects"], problems)?;
-                    let [id, command, affects] = requirement;
+                    let requirement = map_fields(
+                        item,
+                        "requirement",
+                        &["id", "command", "affects", "dir"],
+                        1,
+                        problems,
+                    )?;
+                    let [id, command, affects, dir] = requirement;
+                    let dir = match dir {
+                        Some(dir) => Some(directory(dir, "requirement `dir`", problems)?),
+                        None => None,
+                    };
                     let id = string(id?, "requirement `id`", problems)?;
                     if !seen.insert(id.clone()) {
                         problems.at(item.line, format!("duplicate requirement id {id:?}"));
@@ -461,6 +480,7 @@ fn verification_spec(
                         id,
                         command,
                         affects,
+                        dir,
                     });
                 }
                 (requirements.len() == items.len()).then_some(requirements)
@@ -490,7 +510,12 @@ fn verification_spec(
 }
 
 fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
-    let [manifest, name] = map_fields(literal, "`PROJECT`", &["manifest", "name"], problems)?;
+    let [manifest, name, dir] =
+        map_fields(literal, "`PROJECT`", &["manifest", "name", "dir"], 1, problems)?;
+    let dir = match dir {
+        Some(dir) => Some(directory(dir, "`PROJECT.dir`", problems)?),
+        None => None,
+    };
     let manifest = string(manifest?, "`PROJECT.manifest`", problems)?;
     if manifest.contains('/') || manifest.contains('\\') || manifest == ".." {
         problems.at(
@@ -502,14 +527,49 @@ fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
     Some(ProjectSpec {
         manifest,
         name: string(name?, "`PROJECT.name`", problems)?,
+        dir,
     })
 }
 
-/// Reads a map literal with exactly the keys `keys` (all required, no others).
+/// A directory relative to the repository (or project) root: `/`-separated normal components
+/// only, so it can neither leave the root nor name it twice (`a/./b`, `a//b`, `a/`).
+fn directory(literal: &Literal, what: &str, problems: &mut Problems) -> Option<String> {
+    let dir = string(literal, what, problems)?;
+    let bad = dir.split('/').find(|component| {
+        component.is_empty()
+            || *component == "."
+            || *component == ".."
+            || component.contains('\\')
+            || component.chars().any(|c| c.is_control())
+    });
+    if let Some(component) = bad {
+        problems.at(
+            literal.line,
+            format!(
+                "{what} must be a relative directory such as \"packages/app\" (`/`-separated, no \
+                 leading or trailing `/`, no `.` or `..`), not {dir:?} (component {component:?}); \
+                 leave it out for the root"
+            ),
+        );
+        return None;
+    }
+    if unsafe_command_char(&dir).is_some() {
+        problems.at(
+            literal.line,
+            format!("{what} {dir:?} contains a space, control or invisible character other than an ASCII space"),
+        );
+        return None;
+    }
+    Some(dir)
+}
+
+/// Reads a map literal with the keys `keys` and no others: all of them must be
+/// present, the last `optional` may be left out.
 fn map_fields<'a, const N: usize>(
     literal: &'a Literal,
     what: &str,
     keys: &[&str; N],
+    optional: usize,
     problems: &mut Problems,
 ) -> Option<[Option<&'a Literal>; N]> {
     let Value::Map(entries) = &literal.value else {
@@ -535,7 +595,7 @@ fn map_fields<'a, const N: usize>(
             ),
         }
     }
-    for (key, value) in keys.iter().zip(&found) {
+    for (key, value) in keys.iter().zip(&found).take(N - optional) {
         if value.is_none() {
             problems.at(literal.line, format!("{what} is missing field `{key}`"));
         }

@@ -14,6 +14,7 @@ use crate::analysis::{AnalysisSnapshot, Finding};
 use crate::cancel::CancelToken;
 use crate::ids::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString};
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -315,14 +316,26 @@ impl PolicyRegistry {
         cancel: &CancelToken,
         options: AffectsOptions,
     ) -> VerificationRun {
+        self.affected_requirements_scoped(|_| Cow::Borrowed(paths), cancel, options)
+    }
+
+    /// [`Self::affected_requirements_with`], with the paths each policy's predicates see chosen
+    /// per project by `paths_of` (the gate passes paths relative to each project's directory).
+    pub fn affected_requirements_scoped<'p>(
+        &self,
+        paths_of: impl Fn(&ProjectSpec) -> Cow<'p, [String]>,
+        cancel: &CancelToken,
+        options: AffectsOptions,
+    ) -> VerificationRun {
         let budget_end = Instant::now() + options.budget;
         let mut run = VerificationRun::default();
         let mut discarded = Vec::new();
         for (policy, spec) in self.verification_policies() {
+            let paths = paths_of(&spec.project);
             for requirement in &spec.requirements {
                 let mut affecting = Vec::new();
                 let mut out_of_budget = false;
-                for path in paths {
+                for path in paths.iter() {
                     let function = requirement.affects.as_str();
                     let answer = match affects_cache::get(&policy.digest, function, path) {
                         Some(answer) => Ok(answer),

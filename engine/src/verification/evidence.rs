@@ -6,8 +6,11 @@
 //! ASCII spaces, tabs and newlines only, equals the configured command exactly: `npm test --
 //! --watch`, `npm test && npm run lint`, `cd . && npm test` or `cargo test\u{a0}` (a test filter
 //! to bash) are different commands, and a command holding any other control, Unicode space or
-//! invisible character is never a run. A run then counts only when
-//! * it ran in the project root;
+//! invisible character is never a run. When the call ran in another directory than the
+//! requirement's ([`TrackedRequirement::run_dir`](super::TrackedRequirement::run_dir)), exactly
+//! one other command is a run of it: [`cd_form`], `cd <absolute dir> && <command>`. A run then
+//! counts only when
+//! * it ran in the requirement's directory (or changed to it in the `cd` form);
 //! * no other potentially mutating call shared its wave;
 //! * its result reported no error and exit code 0
 //!   (a nonzero exit code or an error is a failure; no result or no exit code does not count).
@@ -76,7 +79,7 @@ impl fmt::Display for FailedRun {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum RejectionReason {
-    /// It ran somewhere other than the project root.
+    /// It ran somewhere other than the requirement's directory.
     WrongDirectory {
         /// Where it ran.
         cwd: PathBuf,
@@ -98,7 +101,11 @@ impl fmt::Display for RejectionReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RejectionReason::WrongDirectory { cwd } => {
-                write!(f, "it ran in {}, not in the project root", cwd.display())
+                write!(
+                    f,
+                    "it ran in {}, not in the directory its command must run in",
+                    cwd.display()
+                )
             }
             RejectionReason::MutatingSibling { tool_call_id, tool } => write!(
                 f,
@@ -153,10 +160,60 @@ pub(crate) fn command_of<'c>(
     unsafe_command_char(command).is_none().then_some(command)
 }
 
-/// Judges `call` (a run of some requirement's exact command) for a project rooted at `root`,
-/// with `wave` the calls of its wave.
-pub(crate) fn judge(call: &ObservedCall, wave: &[ObservedCall], root: &Path) -> Verdict {
-    if !same_dir(&call.cwd, root) {
+/// How a call's command runs a requirement's command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Invocation {
+    /// The command itself, which must run in the requirement's directory.
+    Plain,
+    /// [`cd_form`]: the call ran elsewhere and changed to the requirement's directory first.
+    ChangingDirectory,
+}
+
+/// Whether `command` (a call's trimmed command, run in `cwd`) is a run of `required` in `dir`:
+/// the command itself, or — only when `cwd` is not `dir` — exactly [`cd_form`].
+pub(crate) fn invocation(
+    command: &str,
+    required: &str,
+    dir: &Path,
+    cwd: &Path,
+) -> Option<Invocation> {
+    if command == required {
+        return Some(Invocation::Plain);
+    }
+    (command.starts_with("cd ")
+        && cd_form(dir, required).as_deref() == Some(command)
+        && !same_dir(cwd, dir))
+        .then_some(Invocation::ChangingDirectory)
+}
+
+/// The one accepted way to run `command` in `dir` from another directory:
+/// `cd <dir> && <command>`, `dir` absolute as given (so no `CDPATH` or session directory
+/// changes where it lands), single-quoted when it holds anything but letters, digits and
+/// `/._-+,:@%`. A failing `cd` fails the call, so an exit code of 0 means the command ran there.
+/// `None` when `dir` is not UTF-8 or holds a character no command may hold.
+pub fn cd_form(dir: &Path, command: &str) -> Option<String> {
+    let dir = dir.to_str()?;
+    if unsafe_command_char(dir).is_some() || dir.contains(['\t', '\n']) {
+        return None;
+    }
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%".contains(c);
+    let quoted = if !dir.is_empty() && dir.chars().all(plain) {
+        dir.to_owned()
+    } else {
+        format!("'{}'", dir.replace('\'', r"'\''"))
+    };
+    Some(format!("cd {quoted} && {command}"))
+}
+
+/// Judges `call` (a run of some requirement's exact command, as `how`) for a requirement whose
+/// command runs in `dir`, with `wave` the calls of its wave.
+pub(crate) fn judge(
+    call: &ObservedCall,
+    wave: &[ObservedCall],
+    dir: &Path,
+    how: Invocation,
+) -> Verdict {
+    if how == Invocation::Plain && !same_dir(&call.cwd, dir) {
         return Verdict::Rejected(RejectionReason::WrongDirectory {
             cwd: call.cwd.clone(),
         });
@@ -191,7 +248,7 @@ pub(crate) fn judge(call: &ObservedCall, wave: &[ObservedCall], root: &Path) -> 
 }
 
 /// Whether two directories are the same: equal as given, or equal once symlinks are resolved.
-fn same_dir(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_dir(a: &Path, b: &Path) -> bool {
     a == b
         || match (a.canonicalize(), b.canonicalize()) {
             (Ok(a), Ok(b)) => a == b,

@@ -3,14 +3,16 @@
 //! binding calls — restore, reload, observe a wave, waive, settle — each applying the rules of the
 //! sibling modules in order.
 
-use super::evidence::{Evidence, FailedRun, Rejection, Verdict, command_of, judge};
+use super::evidence::{Evidence, FailedRun, Rejection, Verdict, command_of, invocation, judge};
 use super::observation::{ObservedCall, ObservedChanges, WaveObservation};
 use super::project::{ProjectMatch, match_projects};
 use super::reconcile::reconcile;
 use super::record::{Baseline, Drift, WorkspaceObservation};
 use super::relevance::{Relevance, relevance};
 use super::requirement::{RequirementKey, Standing, TrackedRequirement};
-use super::settle::{CapState, DEFAULT_CONTINUATION_CAP, OutstandingCheck, SettleDecision};
+use super::settle::{
+    CapState, DEFAULT_CONTINUATION_CAP, MessageContext, OutstandingCheck, SettleDecision,
+};
 use super::time::Timestamp;
 use super::waiver::{WaivedRequirement, Waiver, WaiverError, WaiverRequest};
 use crate::policy::PolicyRegistry;
@@ -252,8 +254,12 @@ impl VerificationGate {
     /// armed requirements, unprovable drift makes them `unknown`), then decides.
     pub fn settle(&mut self, live: &WorkspaceObservation) -> SettleDecision {
         self.refresh(live);
+        let context = MessageContext {
+            repo_root: self.projects.root.as_deref(),
+            shell_tools: &self.config.shell_tools,
+        };
         self.cap
-            .decide(self.outstanding(), self.config.continuation_cap)
+            .decide(self.outstanding(), self.config.continuation_cap, &context)
     }
 
     /// The armed requirements that are neither passed nor waived, by project and key.
@@ -261,7 +267,7 @@ impl VerificationGate {
         let mut checks: Vec<OutstandingCheck> = self
             .requirements
             .iter()
-            .filter_map(OutstandingCheck::of)
+            .filter_map(|requirement| OutstandingCheck::of(requirement, &self.config.cwd))
             .collect();
         checks.sort_by(|a, b| (&a.project, &a.key).cmp(&(&b.project, &b.key)));
         checks
@@ -340,10 +346,15 @@ impl VerificationGate {
         };
         let started_at = self.revision;
         for requirement in &mut self.requirements {
-            if requirement.command != command {
+            let Some(how) = invocation(
+                command,
+                &requirement.command,
+                requirement.run_dir(),
+                &call.cwd,
+            ) else {
                 continue;
-            }
-            let verdict = judge(call, wave, &requirement.project.root);
+            };
+            let verdict = judge(call, wave, requirement.run_dir(), how);
             if verdict == Verdict::Pass {
                 verified_writes.insert(requirement.key.clone());
             }
@@ -354,7 +365,7 @@ impl VerificationGate {
                 Verdict::Pass => {
                     requirement.last_success = Some(Evidence {
                         tool_call_id: call.id.clone(),
-                        command: command.to_owned(),
+                        command: requirement.command.clone(),
                         project: requirement.project.clone(),
                         registry_digest: self.registry_digest.clone(),
                         required_revision,

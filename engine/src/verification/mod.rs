@@ -27,7 +27,7 @@ mod settle;
 mod time;
 mod waiver;
 
-pub use evidence::{Evidence, FailedRun, Rejection, RejectionReason};
+pub use evidence::{Evidence, FailedRun, Rejection, RejectionReason, cd_form};
 pub use gate::{GateConfig, GateSnapshot, VerificationGate};
 pub use manifest::{ManifestError, manifest_name};
 pub use observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};

@@ -1,6 +1,7 @@
-//! Owns project matching: the git root of the session's directory plus the manifest each
-//! verification policy names (`PROJECT = #{manifest, name}`). A policy applies when the manifest
-//! at the git root declares that name; several policies may match one project.
+//! Owns project matching: the git root of the session's directory plus the directory and
+//! manifest each verification policy names (`PROJECT = #{manifest, name, dir}`). A policy applies
+//! when the manifest in its directory (the git root when it names none) declares that name,
+//! wherever in the repository the session started; several policies may match one project.
 
 use super::manifest::{ManifestError, manifest_name};
 use crate::ids::PolicyId;
@@ -14,9 +15,10 @@ use std::path::{Path, PathBuf};
 /// Which project a requirement, a piece of evidence or a waiver belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct ProjectIdentity {
-    /// The project root: the git worktree root containing the session's directory.
+    /// The project directory: the git worktree root containing the session's directory, joined
+    /// with `PROJECT.dir` when the policy names one.
     pub root: PathBuf,
-    /// The manifest file at the root that declared the name.
+    /// The manifest file in that directory that declared the name.
     pub manifest: String,
     /// The declared name.
     pub name: String,
@@ -95,19 +97,26 @@ pub fn match_projects(cwd: &Path, registry: &PolicyRegistry) -> ProjectMatch {
             };
         }
     };
-    let mut names: BTreeMap<&str, Result<Option<String>, ManifestError>> = BTreeMap::new();
+    let mut names: BTreeMap<(&str, &str), Result<Option<String>, ManifestError>> =
+        BTreeMap::new();
     let mut matched = Vec::new();
     let mut problems = Vec::new();
     for (policy, spec) in registry.verification_policies() {
         let manifest = spec.project.manifest.as_str();
+        let dir = spec.project.dir.as_deref().unwrap_or("");
+        let project_root = if dir.is_empty() {
+            root.clone()
+        } else {
+            root.join(dir)
+        };
         let name = names
-            .entry(manifest)
-            .or_insert_with(|| manifest_name(&root, manifest));
+            .entry((dir, manifest))
+            .or_insert_with(|| manifest_name(&project_root, manifest));
         match name {
             Ok(Some(name)) if *name == spec.project.name => matched.push(MatchedPolicy {
                 policy: policy.contract.id.clone(),
                 identity: ProjectIdentity {
-                    root: root.clone(),
+                    root: project_root,
                     manifest: manifest.to_owned(),
                     name: name.clone(),
                 },

@@ -39,13 +39,16 @@ pub(crate) fn reconcile(
                 id: requirement.id.clone(),
             };
             let digest = policy.requirement_digest(&requirement.id).cloned();
+            let directory = requirement.dir.as_ref().map(|dir| identity.root.join(dir));
             let Some(mut tracked) = previous.remove(&key) else {
-                requirements.push(TrackedRequirement::inactive(
+                let mut inactive = TrackedRequirement::inactive(
                     key,
                     identity.clone(),
                     requirement.command.clone(),
                     digest,
-                ));
+                );
+                inactive.directory = directory;
+                requirements.push(inactive);
                 continue;
             };
             let reason = if tracked.project != *identity {
@@ -58,6 +61,12 @@ pub(crate) fn reconcile(
                     "the required command changed from `{}` to `{}`",
                     tracked.command, requirement.command
                 ))
+            } else if tracked.directory != directory {
+                Some(format!(
+                    "the directory the command must run in changed from {} to {}",
+                    tracked.run_dir().display(),
+                    directory.as_deref().unwrap_or(&identity.root).display()
+                ))
             } else {
                 definition_changed(tracked.digest.as_ref(), digest.as_ref())
             };
@@ -66,6 +75,7 @@ pub(crate) fn reconcile(
             }
             tracked.project = identity.clone();
             tracked.command.clone_from(&requirement.command);
+            tracked.directory = directory;
             tracked.digest = digest;
             tracked.detached = None;
             requirements.push(tracked);

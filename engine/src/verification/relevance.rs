@@ -6,7 +6,8 @@
 
 use super::requirement::RequirementKey;
 use crate::cancel::CancelToken;
-use crate::policy::{AFFECTS_BUDGET, AffectsOptions, PolicyRegistry};
+use crate::policy::{AFFECTS_BUDGET, AffectsOptions, PolicyRegistry, ProjectSpec};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// What a set of changed paths means for the requirements.
@@ -20,13 +21,23 @@ pub(crate) struct Relevance {
 
 /// Evaluates `paths` (relative to the git root) against every verification policy, within
 /// [`AFFECTS_BUDGET`] in total. Nothing shows the predicates' output here, so none is kept.
+///
+/// A policy whose project names a directory (`PROJECT.dir`) sees only the paths under it, made
+/// relative to it: a change outside its directory never affects it.
 pub(crate) fn relevance(registry: &PolicyRegistry, paths: &BTreeSet<String>) -> Relevance {
     let paths: Vec<String> = paths.iter().cloned().collect();
     let options = AffectsOptions {
         budget: AFFECTS_BUDGET,
         keep_logs: false,
     };
-    let run = registry.affected_requirements_with(&paths, &CancelToken::new(), options);
+    let run = registry.affected_requirements_scoped(
+        |project: &ProjectSpec| match &project.dir {
+            None => Cow::Borrowed(paths.as_slice()),
+            Some(dir) => Cow::Owned(within(&paths, dir)),
+        },
+        &CancelToken::new(),
+        options,
+    );
     let mut relevance = Relevance {
         affected: run
             .requirements
@@ -70,6 +81,16 @@ pub(crate) fn relevance(registry: &PolicyRegistry, paths: &BTreeSet<String>) -> 
         }
     }
     relevance
+}
+
+/// The paths strictly under `dir`, relative to it.
+fn within(paths: &[String], dir: &str) -> Vec<String> {
+    paths
+        .iter()
+        .filter_map(|path| path.strip_prefix(dir)?.strip_prefix('/'))
+        .filter(|relative| !relative.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::ids::{CallId, PolicyId};
 use crate::policy::RequirementDigest;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// A requirement's identity: its verification policy and its id within the policy.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -90,8 +91,12 @@ pub struct TrackedRequirement {
     pub key: RequirementKey,
     /// The project it belongs to.
     pub project: ProjectIdentity,
-    /// The exact command (trimmed), run from the project root.
+    /// The exact command (trimmed), run in [`Self::run_dir`].
     pub command: String,
+    /// The directory the command must run in when the requirement names one (`dir`, joined to
+    /// the project directory); `None` for the project directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<PathBuf>,
     /// What defined the requirement when it was last reconciled with the loaded policies (its
     /// policy's id and project, its entry, its predicate's code). `None` in state written before
     /// requirements had digests: an armed one is then `unknown`.
@@ -125,6 +130,7 @@ impl TrackedRequirement {
             key,
             project,
             command,
+            directory: None,
             digest,
             required_revision: None,
             standing: Standing::NotRun,
@@ -133,6 +139,11 @@ impl TrackedRequirement {
             last_rejection: None,
             detached: None,
         }
+    }
+
+    /// The directory its command must run in: its own, else the project directory.
+    pub fn run_dir(&self) -> &Path {
+        self.directory.as_deref().unwrap_or(&self.project.root)
     }
 
     /// The state shown to users.

@@ -9,11 +9,14 @@
 //!
 //! Commands, reasons and paths in the message and the notice are escaped ([`crate::text`]).
 
+use super::evidence::{cd_form, same_dir};
 use super::project::ProjectIdentity;
 use super::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 use super::waiver::WAIVER_TOOL;
 use crate::text::Escaped;
+use std::collections::BTreeSet;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 /// The type name of the continuation message (the extension sends it as a custom message).
 pub const VERIFICATION_MESSAGE_TYPE: &str = "pi-native-hooks-verification";
@@ -27,10 +30,15 @@ pub const DEFAULT_CONTINUATION_CAP: u32 = crate::config::settings::DEFAULT_CONTI
 pub struct OutstandingCheck {
     /// Which requirement.
     pub key: RequirementKey,
-    /// Its project (the command runs in `project.root`).
+    /// Its project.
     pub project: ProjectIdentity,
     /// The exact command.
     pub command: String,
+    /// The directory the command must run in.
+    pub dir: PathBuf,
+    /// What to run from the session's directory: the command itself when that is `dir`, else
+    /// its [`cd_form`] (the command itself when no `cd` form exists; it can then only be waived).
+    pub run_as: String,
     /// Its state.
     pub state: RequirementState,
     /// Its required revision.
@@ -40,8 +48,8 @@ pub struct OutstandingCheck {
 }
 
 impl OutstandingCheck {
-    /// The check for `requirement`, if it is outstanding.
-    pub(crate) fn of(requirement: &TrackedRequirement) -> Option<Self> {
+    /// The check for `requirement`, if it is outstanding, for a session in `cwd`.
+    pub(crate) fn of(requirement: &TrackedRequirement, cwd: &Path) -> Option<Self> {
         let revision = requirement.required_revision?;
         if !requirement.is_outstanding() {
             return None;
@@ -63,10 +71,18 @@ impl OutstandingCheck {
                 rejection.tool_call_id, rejection.reason
             );
         }
+        let dir = requirement.run_dir();
+        let run_as = if same_dir(cwd, dir) {
+            None
+        } else {
+            cd_form(dir, &requirement.command)
+        };
         Some(OutstandingCheck {
             key: requirement.key.clone(),
             project: requirement.project.clone(),
             command: requirement.command.clone(),
+            dir: dir.to_owned(),
+            run_as: run_as.unwrap_or_else(|| requirement.command.clone()),
             state: requirement.state(),
             required_revision: revision,
             detail,
@@ -136,7 +152,12 @@ impl CapState {
     }
 
     /// Decides for `checks` under a cap of `cap` continuations without progress.
-    pub(crate) fn decide(&mut self, checks: Vec<OutstandingCheck>, cap: u32) -> SettleDecision {
+    pub(crate) fn decide(
+        &mut self,
+        checks: Vec<OutstandingCheck>,
+        cap: u32,
+        context: &MessageContext<'_>,
+    ) -> SettleDecision {
         if checks.is_empty() {
             *self = CapState::default();
             return SettleDecision::Settle;
@@ -159,7 +180,7 @@ impl CapState {
         }
         self.without_progress += 1;
         SettleDecision::Continue(Continuation {
-            content: continuation_message(&checks),
+            content: continuation_message(&checks, context),
             checks,
             without_progress: self.without_progress,
         })
@@ -176,7 +197,15 @@ fn progress_key(check: &OutstandingCheck) -> Progress {
     )
 }
 
-fn continuation_message(checks: &[OutstandingCheck]) -> String {
+/// What the continuation message needs beside the checks.
+pub(crate) struct MessageContext<'a> {
+    /// The git root, to name directories below it relatively.
+    pub(crate) repo_root: Option<&'a Path>,
+    /// The tools whose calls are runs: `bash` and the declared shell tools.
+    pub(crate) shell_tools: &'a BTreeSet<String>,
+}
+
+fn continuation_message(checks: &[OutstandingCheck], context: &MessageContext<'_>) -> String {
     let mut out = String::from("Verification required before you finish.");
     let mut project: Option<&ProjectIdentity> = None;
     for check in checks {
@@ -185,35 +214,70 @@ fn continuation_message(checks: &[OutstandingCheck]) -> String {
             let project = check.project.to_string();
             let _ = write!(out, "\nOutstanding for project {}:", Escaped(&project));
         }
-        let _ = write!(
-            out,
-            "\n- `{}` — {}",
-            Escaped(&check.command),
-            Escaped(&check.detail)
-        );
+        let _ = write!(out, "\n- `{}`", Escaped(&check.command));
+        if check.run_as != check.command {
+            let dir = match context.repo_root.map(|root| check.dir.strip_prefix(root)) {
+                Some(Ok(relative)) if !relative.as_os_str().is_empty() => relative,
+                _ => &check.dir,
+            };
+            let _ = write!(
+                out,
+                " in `{}`: run `{}`",
+                Escaped(&dir.display().to_string()),
+                Escaped(&check.run_as)
+            );
+        }
+        let _ = write!(out, " — {}", Escaped(&check.detail));
     }
     let mut roots: Vec<String> = checks
         .iter()
-        .map(|check| Escaped(&check.project.root.display().to_string()).to_string())
+        .filter(|check| check.run_as == check.command)
+        .map(|check| Escaped(&check.dir.display().to_string()).to_string())
         .collect();
     roots.dedup();
+    let from = if roots.is_empty() {
+        String::new()
+    } else {
+        format!(", from {}", roots.join(", "))
+    };
+    let cd = if checks.iter().all(|check| check.run_as == check.command) {
+        "`cd`"
+    } else {
+        "`cd` beyond the form shown"
+    };
     let _ = write!(
         out,
-        "\nRun each command exactly as written with the bash tool, from {}, as its own call: no extra \
-         arguments, `&&`, pipes or `cd`, and no file changes in the same batch. If a check cannot \
+        "\nRun each command exactly as written with the {}{from}, as its own call: no extra \
+         arguments, `&&`, pipes or {cd}, and no file changes in the same batch. If a check cannot \
          be run, call `{WAIVER_TOOL}` with the reason instead; the user sees the waiver and it never \
          counts as a pass.",
-        roots.join(", ")
+        tools_phrase(context.shell_tools),
     );
     out
+}
+
+/// "bash tool", or "`bash` or `run_shell` tool" when the settings declare shell tools.
+fn tools_phrase(tools: &BTreeSet<String>) -> String {
+    if tools.len() <= 1 && tools.iter().all(|tool| tool == "bash") {
+        return "bash tool".to_owned();
+    }
+    let names: Vec<String> = tools
+        .iter()
+        .map(|tool| format!("`{}`", Escaped(tool)))
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => format!("{last} tool"),
+        Some((last, rest)) => format!("{} or {last} tool", rest.join(", ")),
+        None => "bash tool".to_owned(),
+    }
 }
 
 fn exhausted_notice(checks: &[OutstandingCheck], cap: u32) -> String {
     let commands: Vec<String> = checks
         .iter()
         .map(|check| {
-            let root = check.project.root.display().to_string();
-            format!("`{}` in {}", Escaped(&check.command), Escaped(&root))
+            let dir = check.dir.display().to_string();
+            format!("`{}` in {}", Escaped(&check.command), Escaped(&dir))
         })
         .collect();
     format!(
