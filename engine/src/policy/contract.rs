@@ -510,8 +510,13 @@ fn verification_spec(
 }
 
 fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
-    let [manifest, name, dir] =
-        map_fields(literal, "`PROJECT`", &["manifest", "name", "dir"], 1, problems)?;
+    let [manifest, name, dir] = map_fields(
+        literal,
+        "`PROJECT`",
+        &["manifest", "name", "dir"],
+        1,
+        problems,
+    )?;
     let dir = match dir {
         Some(dir) => Some(directory(dir, "`PROJECT.dir`", problems)?),
         None => None,
@@ -540,7 +545,7 @@ fn directory(literal: &Literal, what: &str, problems: &mut Problems) -> Option<S
             || *component == "."
             || *component == ".."
             || component.contains('\\')
-            || component.chars().any(|c| c.is_control())
+            || component.chars().any(char::is_control)
     });
     if let Some(component) = bad {
         problems.at(

@@ -476,7 +476,10 @@ fn render_requirement_history(out: &mut String, requirement: &RequirementStatus)
     let project = &requirement.project;
     put(
         out,
-        format_args!("    project {project}, run in {}", requirement.dir.display()),
+        format_args!(
+            "    project {project}, run in {}",
+            requirement.dir.display()
+        ),
     );
     match &requirement.last_success {
         Some(success) => put(

@@ -183,7 +183,7 @@ pub(crate) fn invocation(
     (command.starts_with("cd ")
         && cd_form(dir, required).as_deref() == Some(command)
         && !same_dir(cwd, dir))
-        .then_some(Invocation::ChangingDirectory)
+    .then_some(Invocation::ChangingDirectory)
 }
 
 /// The one accepted way to run `command` in `dir` from another directory:

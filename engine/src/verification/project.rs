@@ -97,8 +97,7 @@ pub fn match_projects(cwd: &Path, registry: &PolicyRegistry) -> ProjectMatch {
             };
         }
     };
-    let mut names: BTreeMap<(&str, &str), Result<Option<String>, ManifestError>> =
-        BTreeMap::new();
+    let mut names: BTreeMap<(&str, &str), Result<Option<String>, ManifestError>> = BTreeMap::new();
     let mut matched = Vec::new();
     let mut problems = Vec::new();
     for (policy, spec) in registry.verification_policies() {
