@@ -353,6 +353,8 @@ export interface RequirementStatus {
   project: ProjectIdentity
   /** The exact command. */
   command: string
+  /** The directory the command must run in (absolute). */
+  dir: string
   /** Its state. */
   state: RequirementState
   /** The revision the command must run at or after. */

@@ -383,6 +383,8 @@ pub struct RequirementStatus {
     pub project: ProjectIdentity,
     /// The exact command.
     pub command: String,
+    /// The directory the command must run in (absolute).
+    pub dir: String,
     /// Its state.
     pub state: RequirementState,
     /// The revision the command must run at or after.
@@ -410,6 +412,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
             },
             project: status.project.into(),
             command: status.command,
+            dir: status.dir.display().to_string(),
             state: status.state.into(),
             required_revision: status.required_revision.map(num),
             last_success: status.last_success.map(|evidence| Evidence {
