@@ -414,6 +414,17 @@ fn staged_checks_the_index_not_the_worktree() {
 }
 
 #[test]
+fn staged_code_frames_show_the_staged_text_not_the_worktree() {
+    let repo = staged_repository();
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--color", "never", "--staged"]);
+    assert_eq!(code, 1, "{stderr}");
+    // The frame quotes the staged line holding the finding, though the worktree file is clean.
+    assert!(stdout.contains(" --> src/staged.ts:2:18\n"), "{stdout}");
+    assert!(stdout.contains("2 | export const a = u!.n;\n"), "{stdout}");
+    assert!(!stdout.contains("export const a = 1;"), "{stdout}");
+}
+
+#[test]
 fn staged_paths_narrow_the_staged_files_down() {
     let repo = staged_repository();
     repo.write("lib/l.ts", BANG);
