@@ -88,7 +88,7 @@ test("editing a diagnostic policy's guidance leaves a passed check passed; editi
   assert.deepEqual([line, rest], ["demo-verification/check `sh ./verify.sh`: unknown (required revision 1)", []]);
   await third.session.prompt("anything left?");
   assert.equal(third.faux.state.callCount, 3, "one continuation for the redefined check, then settled");
-  const gate = gatesIn(third.contexts[1]).at(-1);
+  const gate = gatesIn(third.contexts[1]).at(-1) ?? "";
   assert.ok(gate?.includes(`- \`${changed}\` — unproven: the required command changed from \`${CHECK}\` to \`${changed}\``), gate);
   assert.equal(footer(third.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   third.session.dispose();

@@ -1,0 +1,70 @@
+// Scenario on the real Pi runtime: a workspace with two packages whose checks differ. Pi starts in
+// packages/a; the agent changes packages/b. Only b's check is armed, the continuation names b's
+// command, its directory and the one form that runs it from elsewhere (`cd <dir> && <command>`),
+// and running that form passes it while a's check stays inactive.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import { assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolUse } from "./harness.mjs";
+import { gatesIn } from "./project.mjs";
+
+after(assertRealUntouched);
+
+/** A verification policy for `packages/<pkg>`: `command` after a change under its `src/`. @param {string} pkg @param {string} check */
+const policy = (pkg, check) => `const ID = "${pkg}-tests";
+const KIND = "verification";
+const PROJECT = #{ dir: "packages/${pkg}", manifest: "package.json", name: "${pkg}" };
+const REQUIREMENTS = [ #{ id: "test", command: "${check}", affects: "code" } ];
+
+fn code(path) { path.starts_with("src/") }
+`;
+
+test("in a workspace, a change in packages/b arms only b's check, and b's command run from b passes it", async () => {
+  const repo = newRepo({
+    "package.json": '{ "name": "workspace", "private": true }\n',
+    "packages/a/package.json": '{ "name": "a" }\n',
+    "packages/a/test-a.sh": 'echo "a: ok"\n',
+    "packages/a/src/a.ts": "export const a = 1;\n",
+    "packages/b/package.json": '{ "name": "b" }\n',
+    // Runs only from packages/b: the script checks where it is.
+    "packages/b/test-b.sh": '[ -f test-b.sh ] || exit 3\necho "b: ok"\n',
+    "packages/b/src/b.ts": "export const b = 1;\n",
+  });
+  const root = configRoot({
+    "policies/a-tests.rhai": policy("a", "sh test-a.sh"),
+    "policies/b-tests.rhai": policy("b", "sh test-b.sh"),
+  });
+  const b = realpathSync(join(repo, "packages/b"));
+  const runB = `cd ${b} && sh test-b.sh`;
+  const started = await start({
+    repo: join(repo, "packages/a"),
+    configRoot: root,
+    responses: [
+      toolUse(call("write", { path: "../b/src/b.ts", content: "export const b = 2;\n" }, { id: "W" })),
+      say("done"),
+      toolUse(call("bash", { command: runB }, { id: "V" })),
+      say("verified"),
+      say("never requested"),
+    ],
+  });
+  await started.session.prompt("change package b");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
+
+  const [gate, ...more] = gatesIn(started.contexts[2]);
+  assert.deepEqual(more, [], "one gate message");
+  assert.ok(gate?.includes(`- \`sh test-b.sh\` in \`packages/b\`: run \`${runB}\``), gate);
+  assert.ok(!gate?.includes("sh test-a.sh"), `a's check is not armed: ${gate}`);
+
+  const status = (await command(started, "/hooks-status")).join("\n");
+  const lines = status.split("\n").map((line) => line.trim());
+  assert.ok(
+    lines.some((line) => line.startsWith("b-tests/test `sh test-b.sh`: passed")),
+    status,
+  );
+  assert.ok(!lines.some((line) => line.startsWith("a-tests/test") && /passed|not run|stale|unknown/.test(line)), status);
+  const shown = footer(started.ui) ?? "";
+  assert.ok(shown.endsWith("0 pending"), shown);
+  started.session.dispose();
+});
