@@ -68,7 +68,17 @@ pub(crate) fn reconcile(
                     directory.as_deref().unwrap_or(&identity.root).display()
                 ))
             } else {
-                definition_changed(tracked.digest.as_ref(), digest.as_ref())
+                definition_changed(tracked.digest.as_ref(), digest.as_ref()).or_else(|| {
+                    // The reason it was detached is over, but what changed meanwhile was never
+                    // judged: it stays `unknown`, saying so instead of the stale reason.
+                    tracked.detached.as_ref().map(|_| {
+                        format!(
+                            "policy `{}` loads again; changes made while it was not loaded were \
+                             not judged, so rerun the check to confirm",
+                            key.policy
+                        )
+                    })
+                })
             };
             if let (Some(reason), Some(revision)) = (reason, tracked.required_revision) {
                 changed |= tracked.make_unknown(revision, &reason);

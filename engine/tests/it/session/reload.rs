@@ -93,6 +93,14 @@ async fn reloading_a_broken_armed_policy_degrades_it_keeps_its_check_unknown_and
         RequirementState::Unknown,
         "still unproven until rerun"
     );
+    assert_eq!(
+        requirement.unknown_reason.as_deref(),
+        Some(
+            "policy `node-project-verification` loads again; changes made while it was not \
+             loaded were not judged, so rerun the check to confirm"
+        ),
+        "the reason says why now, not the load error that is over"
+    );
     wave(&fixed, &[bash("Q", "npm test", 0)], || {}).await;
     assert_eq!(state_of(&fixed), [RequirementState::Passed]);
     assert_eq!(fixed.before_settle().await.message, None);
