@@ -6,8 +6,9 @@
 use super::targets::NAME_NOT_UTF8;
 use crate::analysis::{SkipReason, SkippedFile, language_of};
 use crate::workspace::{
-    self, RevisionBlob, StagedBlobs, StagedChange, WorkspaceError, normalize_lexically,
+    self, RevisionBlob, Scope, StagedBlobs, StagedChange, WorkspaceError, normalize_lexically,
 };
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The staged files of a `check --staged`.
@@ -53,7 +54,7 @@ pub(super) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged
         }
     })?;
     let root = snapshot.worktree_root().to_path_buf();
-    let mut scope = Vec::new();
+    let mut scope = BTreeSet::new();
     for path in paths {
         let absolute = normalize_lexically(&cwd.join(path));
         let relative = absolute
@@ -62,21 +63,17 @@ pub(super) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged
                 path: path.clone(),
                 root: root.clone(),
             })?;
-        scope.push(
+        scope.insert(
             relative
                 .to_string_lossy()
                 .replace(std::path::MAIN_SEPARATOR, "/"),
         );
     }
-    let in_scope = |path: &str| {
-        scope.is_empty()
-            || scope.iter().any(|s| {
-                s.is_empty()
-                    || path == s
-                    || path
-                        .strip_prefix(s.as_str())
-                        .is_some_and(|rest| rest.starts_with('/'))
-            })
+    // No paths: every staged file.
+    let scope = if scope.is_empty() {
+        Scope::Full
+    } else {
+        Scope::Paths(scope)
     };
     let blobs = StagedBlobs::open(&root)?;
     let mut staged = Staged {
@@ -87,7 +84,7 @@ pub(super) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged
     };
     for entry in snapshot.entries().values() {
         let path = &entry.path;
-        if language_of(path).is_none() || !in_scope(path) {
+        if language_of(path).is_none() || !scope.contains(path) {
             continue;
         }
         let skip = |reason: String| SkippedFile {
