@@ -22,6 +22,7 @@ pub mod session;
 pub mod setup;
 pub mod state;
 pub mod status;
+pub mod suggest;
 pub mod text;
 pub mod verification;
 pub mod wave;

@@ -1,5 +1,6 @@
 //! Did-you-mean: the known name closest to an unknown one, for policy ids, Rhai variables and
-//! properties, and fixture keys. Only a likely typo is suggested; an unrelated name gets nothing.
+//! properties, fixture keys and settings keys. Only a likely typo is suggested; an unrelated name
+//! gets nothing.
 
 /// How similar a candidate must be to count as a likely typo, as normalized Damerau-Levenshtein
 /// similarity (1 minus edits over the longer length): `RULE`/`RULES` and `fils`/`files` score 0.8,

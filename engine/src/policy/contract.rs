@@ -289,7 +289,7 @@ fn check_known(consts: &BTreeMap<String, Literal>, kind_fields: &[&str], problem
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ");
-            let hint = super::suggest::did_you_mean(
+            let hint = crate::suggest::did_you_mean(
                 name,
                 COMMON_FIELDS.iter().chain(kind_fields).copied(),
             );

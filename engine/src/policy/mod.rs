@@ -23,7 +23,6 @@ mod rhai_error;
 pub mod run;
 pub mod sandbox;
 pub mod source;
-pub mod suggest;
 pub mod testing;
 pub mod view;
 

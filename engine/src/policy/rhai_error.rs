@@ -13,7 +13,7 @@
 //! for a missing map key.
 
 use super::rhai_api;
-use super::suggest::{closest, did_you_mean};
+use crate::suggest::{closest, did_you_mean};
 use rhai::{Engine, EvalAltResult, ParseErrorType, Position, Token};
 use std::fmt::Write as _;
 

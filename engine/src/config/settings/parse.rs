@@ -403,10 +403,5 @@ fn suggest(key: &str, known: &[&str], prefix: &str) -> Option<String> {
             return Some(format!("[{}] {key}", place.trim_end_matches("[]")));
         }
     }
-    known
-        .iter()
-        .map(|candidate| (strsim::jaro_winkler(key, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| join(prefix, candidate))
+    crate::suggest::closest(key, known.iter().copied()).map(|candidate| join(prefix, candidate))
 }

@@ -4,7 +4,7 @@
 //! Schema ([`fixture_schema`]), which `schemas/policy-fixture.schema.json` holds for editors.
 
 use crate::ids::RuleId;
-use crate::policy::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -15,7 +15,7 @@ use crate::policy::failure::{FailureReason, PolicyFailure, PolicyProblem, Proble
 use crate::policy::registry::{LoadedPolicy, PolicyRegistry};
 use crate::policy::run::AffectedRequirement;
 use crate::policy::sandbox::RunError;
-use crate::policy::suggest::did_you_mean;
+use crate::suggest::did_you_mean;
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fmt;
