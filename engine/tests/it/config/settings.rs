@@ -539,3 +539,41 @@ fn doctor_lists_the_settings_and_their_problems() {
         redact(&report.to_string(), &paths)
     );
 }
+
+#[test]
+fn a_settings_fifo_or_an_oversized_file_is_named_unread_and_keeps_the_defaults() {
+    // A FIFO would block a plain open forever: it is named as the wrong kind, never opened.
+    let root = ConfigRoot::builder().build();
+    let file = root.path().join("settings.toml");
+    nix::unistd::mkfifo(
+        &file,
+        nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR,
+    )
+    .expect("mkfifo");
+    let loaded = load_settings_at(root.path()).expect("the root exists");
+    assert_eq!(loaded.settings, Settings::default());
+    assert!(
+        matches!(
+            loaded.problems.as_slice(),
+            [SettingsProblem::Trust(TrustError::WrongKind { .. })]
+        ),
+        "{:?}",
+        loaded.problems
+    );
+
+    // A sparse 4 GiB file is refused by its size, without reading it.
+    fs::remove_file(&file).expect("remove the FIFO");
+    let huge = fs::File::create(&file).expect("create");
+    huge.set_len(4 << 30).expect("sparse 4 GiB");
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).expect("chmod");
+    let loaded = load_settings_at(root.path()).expect("the root exists");
+    assert_eq!(loaded.settings, Settings::default());
+    assert!(
+        matches!(
+            loaded.problems.as_slice(),
+            [SettingsProblem::Trust(TrustError::TooLarge { .. })]
+        ),
+        "{:?}",
+        loaded.problems
+    );
+}
