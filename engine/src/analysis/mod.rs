@@ -3,12 +3,16 @@
 
 mod cache;
 pub mod finding;
+pub mod incremental;
 pub mod rules;
 pub mod scan;
 pub mod snapshot;
+pub mod tree_cache;
 
 pub use crate::config::AnalyzerKey;
 pub use finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
+pub use incremental::EditHint;
 pub use rules::{RuleError, RuleLoad, RuleSet};
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, language_of};
 pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+pub use tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, TreeCacheStats};

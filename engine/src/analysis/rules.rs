@@ -308,6 +308,11 @@ impl RuleSet {
         self.collection.get_rule_from_lang(path, lang)
     }
 
+    /// Calls `f` with every loaded rule.
+    pub(crate) fn for_each_rule(&self, f: impl FnMut(&RuleConfig<SupportLang>)) {
+        self.collection.for_each_rule(f);
+    }
+
     /// The hint rule ast-grep uses for unused `ast-grep-ignore` comments.
     pub(crate) fn unused_suppression(&self) -> &RuleConfig<SupportLang> {
         &self.unused_suppression

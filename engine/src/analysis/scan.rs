@@ -11,8 +11,10 @@
 
 use super::cache::ScanCache;
 use super::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
+use super::incremental::{self, EditHint, Mode, RuleReach};
 use super::rules::RuleSet;
 use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+use super::tree_cache::{DEFAULT_TREE_CACHE_BYTES, HeldFile, TreeCache, TreeCacheStats};
 use crate::config::AnalyzerKey;
 use crate::hash::ContentHash;
 use crate::safe_open::{Beneath, Resolved};
@@ -93,6 +95,13 @@ pub struct Analyzer {
     limits: ScanLimits,
     pool: Option<rayon::ThreadPool>,
     cache: ScanCache,
+    /// Held trees for incremental re-analysis, and the reach of each rule.
+    trees: TreeCache,
+    reach: RuleReach,
+    /// Edit hints for the next scan, by path.
+    hints: std::collections::HashMap<String, EditHint>,
+    full_analyses: u64,
+    incremental_analyses: u64,
 }
 
 /// Where a file's bytes come from.
@@ -122,6 +131,8 @@ enum Outcome {
         content: ContentHash,
         findings: Arc<[Finding]>,
         cached: bool,
+        held: Option<HeldFile>,
+        mode: Option<Mode>,
     },
     Skipped(SkipReason),
     Panicked(String),
@@ -152,11 +163,70 @@ impl Analyzer {
         };
         Ok(Self {
             key: key.into(),
+            reach: RuleReach::of(&rules),
             rules,
             limits,
             pool,
             cache: ScanCache::default(),
+            trees: TreeCache::new(DEFAULT_TREE_CACHE_BYTES),
+            hints: std::collections::HashMap::new(),
+            full_analyses: 0,
+            incremental_analyses: 0,
         })
+    }
+
+    /// Holds at most `bytes` of source text and syntax trees for incremental re-analysis (0
+    /// holds none), instead of the default [`DEFAULT_TREE_CACHE_BYTES`]; capped at
+    /// [`MAX_TREE_CACHE_BYTES`](super::tree_cache::MAX_TREE_CACHE_BYTES).
+    #[must_use]
+    pub fn with_tree_cache_bytes(mut self, bytes: u64) -> Self {
+        self.trees = TreeCache::new(bytes);
+        self
+    }
+
+    /// What the tree cache holds, and how many files were analyzed in full and incrementally.
+    pub fn tree_cache_stats(&self) -> TreeCacheStats {
+        TreeCacheStats {
+            full_analyses: self.full_analyses,
+            incremental_analyses: self.incremental_analyses,
+            ..self.trees.stats()
+        }
+    }
+
+    /// [`scan`](Self::scan) after `edit` tool calls: each hint says which text of a file was
+    /// replaced, so a held file's edit is located without comparing the whole file. A hint that
+    /// does not reproduce the file's new content is ignored.
+    pub fn scan_edited(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        self.with_hints(edits, |this| this.scan(root, paths))
+    }
+
+    /// [`scan_sources`](Self::scan_sources) after `edit` tool calls, as
+    /// [`scan_edited`](Self::scan_edited).
+    pub fn scan_sources_edited(
+        &mut self,
+        files: &[(String, String)],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        self.with_hints(edits, |this| this.scan_sources(files))
+    }
+
+    fn with_hints(
+        &mut self,
+        edits: &[(String, EditHint)],
+        scan: impl FnOnce(&mut Self) -> Arc<AnalysisSnapshot>,
+    ) -> Arc<AnalysisSnapshot> {
+        self.hints = edits
+            .iter()
+            .map(|(path, hint)| (normalize(path), hint.clone()))
+            .collect();
+        let snapshot = scan(self);
+        self.hints.clear();
+        snapshot
     }
 
     /// The analyzer key, e.g. `ast-grep:personal`.
@@ -377,6 +447,41 @@ impl Analyzer {
         }
     }
 
+    /// Analyzes `text` (hashed to `content`) as `path`, incrementally from `held` when it can.
+    fn analyze_source(
+        &self,
+        path: &str,
+        content: ContentHash,
+        text: String,
+        held: Option<HeldFile>,
+    ) -> Outcome {
+        let hint = self.hints.get(path);
+        match catch_unwind(AssertUnwindSafe(|| {
+            incremental::analyze(&self.rules, &self.reach, path, text, content, held, hint)
+        })) {
+            Ok(analyzed) => Outcome::Analyzed {
+                content,
+                findings: analyzed.findings.into(),
+                cached: false,
+                held: Some(analyzed.held),
+                mode: Some(analyzed.mode),
+            },
+            Err(panic) => Outcome::Panicked(panic_message(panic.as_ref())),
+        }
+    }
+
+    /// Counts how `path` was analyzed and holds its tree for the next analysis.
+    fn hold(&mut self, path: &str, held: Option<HeldFile>, mode: Option<Mode>) {
+        match mode {
+            Some(Mode::Full) => self.full_analyses += 1,
+            Some(Mode::Incremental) => self.incremental_analyses += 1,
+            None => {}
+        }
+        if let Some(held) = held {
+            self.trees.insert(path.to_owned(), held);
+        }
+    }
+
     fn run(
         &mut self,
         started: Instant,
@@ -384,36 +489,37 @@ impl Analyzer {
         inputs: Vec<(String, Input)>,
         mut skipped: Vec<SkippedFile>,
     ) -> Arc<AnalysisSnapshot> {
+        let inputs: Vec<(String, Input, Option<HeldFile>)> = inputs
+            .into_iter()
+            .map(|(path, input)| {
+                let held = self.trees.take(&path);
+                (path, input, held)
+            })
+            .collect();
         let this = &*self;
         // One descriptor of the root for every file read from disk.
         let beneath = inputs
             .iter()
-            .any(|(_, input)| matches!(input, Input::Disk))
+            .any(|(_, input, _)| matches!(input, Input::Disk))
             .then(|| Beneath::new(root));
         let beneath = beneath.as_ref();
-        let analyze = |(path, input): (String, Input)| -> (String, Outcome) {
-            let outcome = match this.read(beneath, &path, input) {
-                Source::Cached { content, findings } => Outcome::Analyzed {
-                    content,
-                    findings,
-                    cached: true,
-                },
-                Source::Skipped(reason) => Outcome::Skipped(reason),
-                Source::Text { content, text } => {
-                    match catch_unwind(AssertUnwindSafe(|| {
-                        analyze_text(&this.rules, &path, &text, &Content::new(Some(content)))
-                    })) {
-                        Ok(findings) => Outcome::Analyzed {
-                            content,
-                            findings: findings.into(),
-                            cached: false,
-                        },
-                        Err(panic) => Outcome::Panicked(panic_message(panic.as_ref())),
+        let analyze =
+            |(path, input, held): (String, Input, Option<HeldFile>)| -> (String, Outcome) {
+                let outcome = match this.read(beneath, &path, input) {
+                    Source::Cached { content, findings } => Outcome::Analyzed {
+                        content,
+                        findings,
+                        cached: true,
+                        held: held.filter(|held| held.content == content),
+                        mode: None,
+                    },
+                    Source::Skipped(reason) => Outcome::Skipped(reason),
+                    Source::Text { content, text } => {
+                        this.analyze_source(&path, content, text, held)
                     }
-                }
+                };
+                (path, outcome)
             };
-            (path, outcome)
-        };
         // A single file gains nothing from the pool but the hand-off and a worker's wake-up, so
         // it is analyzed on the calling thread.
         let outcomes: Vec<(String, Outcome)> = match &self.pool {
@@ -436,8 +542,11 @@ impl Analyzer {
                     content,
                     findings: file_findings,
                     cached,
+                    held,
+                    mode,
                 } => {
                     findings.extend(file_findings.iter().cloned());
+                    self.hold(&path, held, mode);
                     if cached {
                         snapshot.cached_files += 1;
                     } else {
@@ -551,15 +660,15 @@ fn severity(severity: &AstSeverity) -> Severity {
 }
 
 /// The comment ast-grep's suppressions start with.
-const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
+pub(super) const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 
 /// The content hash of the text being analyzed, worked out only when a fix needs it (a file read
 /// from disk has it already; an in-memory revision is hashed only if one of its findings has a
 /// fix).
-struct Content(std::cell::OnceCell<ContentHash>);
+pub(super) struct Content(std::cell::OnceCell<ContentHash>);
 
 impl Content {
-    fn new(known: Option<ContentHash>) -> Self {
+    pub(super) fn new(known: Option<ContentHash>) -> Self {
         let cell = std::cell::OnceCell::new();
         if let Some(hash) = known {
             let _ = cell.set(hash);
@@ -567,7 +676,7 @@ impl Content {
         Self(cell)
     }
 
-    fn of(&self, text: &str) -> ContentHash {
+    pub(super) fn of(&self, text: &str) -> ContentHash {
         *self.0.get_or_init(|| ContentHash::of(text.as_bytes()))
     }
 }
@@ -613,7 +722,7 @@ fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> V
 }
 
 /// For each AST kind id, the indexes of the rules that can match a node of that kind.
-fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
+pub(super) fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
     let mut by_kind: Vec<Vec<usize>> = Vec::new();
     for (index, rule) in rules.iter().enumerate() {
         for kind in rule
@@ -632,7 +741,7 @@ fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
 }
 
 /// Normalizes one match of `rule` in `text` (whose bytes hash to `content`).
-fn finding(
+pub(super) fn finding(
     rule: &RuleConfig<SupportLang>,
     path: &str,
     node: &NodeMatch<'_, StrDoc<SupportLang>>,

@@ -1,0 +1,713 @@
+//! Incremental re-analysis of an edited file whose previous version is held in the
+//! [`TreeCache`](super::tree_cache::TreeCache): the edit is applied to the held syntax tree, the
+//! new text is re-parsed with tree-sitter reusing that tree, the rules are matched again only on
+//! the nodes the edit can have changed, and the held findings of every other node are kept,
+//! shifted to their new positions. The result equals a full scan's, finding for finding.
+//!
+//! **Which nodes are matched again.** Tree-sitter reports the ranges whose syntactic structure
+//! changed; characters outside them have identical ancestor nodes in both trees. The *dirty
+//! span* is the hull of those ranges and the edited bytes, widened to whole lines (a fix's
+//! indentation and a finding's columns depend on the text before the node on its line). A node
+//! is *dirty* when its range touches the dirty span; every ancestor of a dirty node is dirty.
+//! Each rule has a *reach* ([`rule_reach`]): how many levels above a node its match can look.
+//! `pattern`, `kind`, `regex`, `has` and constraints look only inside the node (reach 0); `inside`
+//! without `stopBy` looks at the parent, `follows`, `precedes` and `nthChild` at the parent's
+//! children (reach 1 plus the sub-rule's own); `inside` with `stopBy: end` whose sub-rule only
+//! names kinds reads the kinds of the ancestors, which are identical outside the dirty span
+//! (reach 0). A node is matched again for a rule when its ancestor that many levels up is dirty.
+//! A rule whose reach cannot be bounded (`matches`, `range`, `inside` with `stopBy: end` over more
+//! than kinds, a rule `stopBy`, rewriters, a fix with `expandStart`/`expandEnd`) is matched again
+//! on the whole tree: the parse is still incremental.
+//!
+//! **When the whole file is analyzed instead.** No held tree (first analysis, evicted, a skipped
+//! version in between); the old or new text holds an `ast-grep-ignore` comment (suppressions and
+//! unused-suppression hints come from ast-grep's own `CombinedScan`, which scans whole files:
+//! re-deriving which comment covers which node is not worth the risk to its exact semantics); the
+//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file; the re-parsed tree holds a syntax error
+//! (tree-sitter's error recovery after an incremental parse is not guaranteed to match a fresh
+//! parse); the edit hint does not reproduce the new text.
+
+use super::finding::Finding;
+use super::rules::RuleSet;
+use super::scan::{Content, SUPPRESSION_MARKER, finding, index_by_kind, language_of};
+use super::tree_cache::{HeldFile, KeyedFinding, NodeKey};
+use crate::hash::ContentHash;
+use ast_grep_config::{CombinedScan, RuleConfig};
+use ast_grep_core::matcher::MatcherExt;
+use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
+use ast_grep_core::{AstGrep, Doc, Node};
+use ast_grep_language::SupportLang;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+use tree_sitter::{InputEdit, Parser, Point, Tree};
+
+/// The largest edit re-analyzed incrementally is one part in this many of the file: an edit
+/// deleting or inserting more than a quarter of the file is analyzed in full (it re-parses most of
+/// the file anyway, and a rewrite is not worth the bookkeeping).
+pub const MAX_EDIT_SHARE_DIVISOR: usize = 4;
+
+/// What an `edit` tool call did to one file: `old_text` replaced by `new_text`, once. It lets the
+/// analyzer locate the edit without comparing the whole file; it is verified against the new
+/// text, and ignored when it does not reproduce it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EditHint {
+    /// The replaced text.
+    pub old_text: String,
+    /// The text that replaced it.
+    pub new_text: String,
+}
+
+/// How one file was analyzed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Full,
+    Incremental,
+}
+
+/// One file's analysis, with what to hold for the next one.
+pub(crate) struct Analyzed {
+    pub(crate) findings: Vec<Finding>,
+    pub(crate) held: HeldFile,
+    pub(crate) mode: Mode,
+}
+
+/// The reach of every rule of a rule set, by rule id: `Some(levels)` above a node that its match
+/// can depend on, `None` when it cannot be bounded.
+#[derive(Debug, Default)]
+pub(crate) struct RuleReach(HashMap<String, Option<usize>>);
+
+impl RuleReach {
+    pub(crate) fn of(rules: &RuleSet) -> Self {
+        let mut reach = HashMap::new();
+        rules.for_each_rule(|rule| {
+            reach.insert(rule.id.clone(), config_reach(rule));
+        });
+        Self(reach)
+    }
+
+    fn get(&self, rule: &RuleConfig<SupportLang>) -> Option<usize> {
+        self.0.get(&rule.id).copied().flatten()
+    }
+}
+
+/// The reach of a whole rule config: its rule, plus its constraints (evaluated on captured
+/// nodes); unbounded with rewriters or an expanding fix.
+fn config_reach(rule: &RuleConfig<SupportLang>) -> Option<usize> {
+    let config = serde_json::to_value(&**rule).ok()?;
+    let object = config.as_object()?;
+    if object.get("rewriters").is_some_and(|v| !v.is_null()) {
+        return None;
+    }
+    if let Some(Value::Object(fix)) = object.get("fix")
+        && (fix.get("expandStart").is_some_and(|v| !v.is_null())
+            || fix.get("expandEnd").is_some_and(|v| !v.is_null()))
+    {
+        return None;
+    }
+    let mut reach = rule_reach(object.get("rule")?)?;
+    if let Some(Value::Object(constraints)) = object.get("constraints") {
+        for constraint in constraints.values() {
+            reach = reach.checked_add(rule_reach(constraint)?)?;
+        }
+    }
+    Some(reach)
+}
+
+/// How many levels above a node the serialized rule `rule` can look (`None`: unbounded).
+fn rule_reach(rule: &Value) -> Option<usize> {
+    let Value::Object(keys) = rule else {
+        return None;
+    };
+    let mut reach = 0usize;
+    for (key, value) in keys {
+        if value.is_null() {
+            continue;
+        }
+        let here = match key.as_str() {
+            "pattern" | "kind" | "regex" | "field" | "stopBy" => 0,
+            "has" => {
+                let stop = stop_reach(value.get("stopBy"))?;
+                rule_reach(value)?.max(stop)
+            }
+            "not" => rule_reach(value)?,
+            "all" | "any" => {
+                let mut most = 0;
+                for item in value.as_array()? {
+                    most = most.max(rule_reach(item)?);
+                }
+                most
+            }
+            "inside" => match value.get("stopBy") {
+                None | Some(Value::Null) => 1 + rule_reach(value)?,
+                Some(Value::String(stop)) if stop == "neighbor" => 1 + rule_reach(value)?,
+                Some(Value::String(stop)) if stop == "end" && kinds_only(value) => 0,
+                _ => return None,
+            },
+            "follows" | "precedes" => {
+                let stop = stop_reach(value.get("stopBy"))?;
+                1 + rule_reach(value)?.max(stop)
+            }
+            "nthChild" => match value.get("ofRule") {
+                Some(of) if !of.is_null() => 1 + rule_reach(of)?,
+                _ => 1,
+            },
+            // `matches` (utility rules), `range` (absolute positions) and anything unknown.
+            _ => return None,
+        };
+        reach = reach.max(here);
+    }
+    Some(reach)
+}
+
+/// The reach of a relational rule's `stopBy`: a rule is evaluated where the relation walks.
+fn stop_reach(stop: Option<&Value>) -> Option<usize> {
+    match stop {
+        None | Some(Value::Null | Value::String(_)) => Some(0),
+        Some(rule) => rule_reach(rule),
+    }
+}
+
+/// Whether a relational rule names only kinds (through `any`, `all` and `not`), with `stopBy`
+/// `end` and no `field`.
+fn kinds_only(rule: &Value) -> bool {
+    let Value::Object(keys) = rule else {
+        return false;
+    };
+    keys.iter().all(|(key, value)| match key.as_str() {
+        _ if value.is_null() => true,
+        "kind" => value.is_string(),
+        "stopBy" => value.as_str() == Some("end"),
+        "not" => kinds_only_inner(value),
+        "any" | "all" => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(kinds_only_inner)),
+        _ => false,
+    })
+}
+
+fn kinds_only_inner(rule: &Value) -> bool {
+    let Value::Object(keys) = rule else {
+        return false;
+    };
+    keys.iter().all(|(key, value)| match key.as_str() {
+        _ if value.is_null() => true,
+        "kind" => value.is_string(),
+        "not" => kinds_only_inner(value),
+        "any" | "all" => value
+            .as_array()
+            .is_some_and(|items| items.iter().all(kinds_only_inner)),
+        _ => false,
+    })
+}
+
+/// One edit of a text: `deleted` bytes at `start` replaced by `inserted` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TextEdit {
+    start: usize,
+    deleted: usize,
+    inserted: usize,
+}
+
+/// The edit turning `old` into `new`: their common prefix and suffix are kept, on character
+/// boundaries.
+fn diff_edit(old: &str, new: &str) -> TextEdit {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let most = a.len().min(b.len()) - prefix;
+    let mut suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(most)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !old.is_char_boundary(a.len() - suffix) || !new.is_char_boundary(b.len() - suffix) {
+        suffix -= 1;
+    }
+    TextEdit {
+        start: prefix,
+        deleted: a.len() - suffix - prefix,
+        inserted: b.len() - suffix - prefix,
+    }
+}
+
+/// The edit `hint` describes, if replacing its first occurrence in `old` gives `new`.
+fn hinted_edit(old: &str, new: &str, hint: &EditHint) -> Option<TextEdit> {
+    if hint.old_text.is_empty() {
+        return None;
+    }
+    let start = old.find(&hint.old_text)?;
+    let after = start + hint.old_text.len();
+    let inserted_end = start + hint.new_text.len();
+    let reproduces = new.len() == old.len() - hint.old_text.len() + hint.new_text.len()
+        && new.as_bytes()[..start] == old.as_bytes()[..start]
+        && new.as_bytes()[start..inserted_end] == *hint.new_text.as_bytes()
+        && new.as_bytes()[inserted_end..] == old.as_bytes()[after..];
+    reproduces.then_some(TextEdit {
+        start,
+        deleted: hint.old_text.len(),
+        inserted: hint.new_text.len(),
+    })
+}
+
+/// The tree-sitter point of byte `offset` (a character boundary) in `text`: row, and column in
+/// bytes.
+fn point_at(text: &str, offset: usize) -> Point {
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+    Point::new(newlines(before), offset - line_start)
+}
+
+thread_local! {
+    /// One parser per language per worker thread, as ast-grep keeps its own.
+    static PARSERS: RefCell<HashMap<SupportLang, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Parses `text` as `lang` reusing the edited `old` tree.
+fn reparse(lang: SupportLang, text: &str, old: &Tree) -> Option<Tree> {
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang.get_ts_language()).ok()?;
+                entry.insert(parser)
+            }
+        };
+        parser.reset();
+        parser.parse(text.as_bytes(), Some(old))
+    })
+}
+
+/// Analyzes `text` (hashed to `content`) as `path`'s new content, incrementally from `previous`
+/// when it allows, otherwise in full. `hint` is the `edit` call that produced it, if known.
+pub(crate) fn analyze(
+    rules: &RuleSet,
+    reach: &RuleReach,
+    path: &str,
+    text: String,
+    content: ContentHash,
+    previous: Option<HeldFile>,
+    hint: Option<&EditHint>,
+) -> Analyzed {
+    let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
+    let applicable = rules.rules_for(Path::new(path), lang);
+    let previous = previous.filter(|held| held.keyed.is_some());
+    let text = match previous {
+        Some(held) if !text.contains(SUPPRESSION_MARKER) => {
+            match incremental(&applicable, reach, path, lang, text, content, held, hint) {
+                Ok(analyzed) => return analyzed,
+                Err(text) => text,
+            }
+        }
+        _ => text,
+    };
+    full(&applicable, rules, path, lang, &text, content)
+}
+
+/// Parses `text` from scratch and matches every rule on every node.
+fn full(
+    applicable: &[&RuleConfig<SupportLang>],
+    rules: &RuleSet,
+    path: &str,
+    lang: SupportLang,
+    text: &str,
+    content: ContentHash,
+) -> Analyzed {
+    let root = AstGrep::new(text, lang);
+    let hash = Content::new(Some(content));
+    let (findings, keyed) = if text.contains(SUPPRESSION_MARKER) {
+        let mut combined = CombinedScan::new(applicable.to_vec());
+        combined.set_unused_suppression_rule(rules.unused_suppression());
+        let mut findings = Vec::new();
+        for (rule, matches) in combined.scan(&root, false).matches {
+            findings.extend(
+                matches
+                    .iter()
+                    .map(|node| finding(rule, path, node, text, &hash)),
+            );
+        }
+        findings.sort();
+        (findings, None)
+    } else {
+        let mut keyed = Vec::new();
+        let by_kind = index_by_kind(applicable);
+        for node in root.root().dfs() {
+            match_node(applicable, &by_kind, path, text, &hash, &node, &mut keyed);
+        }
+        keyed.sort_by(|a, b| a.finding.cmp(&b.finding));
+        let findings = keyed.iter().map(|k| k.finding.clone()).collect();
+        (findings, Some(keyed.into()))
+    };
+    Analyzed {
+        findings,
+        held: HeldFile {
+            content,
+            root,
+            keyed,
+        },
+        mode: Mode::Full,
+    }
+}
+
+/// Matches the rules of `by_kind` on `node`, or only those among `only` when given.
+fn match_node(
+    applicable: &[&RuleConfig<SupportLang>],
+    by_kind: &[Vec<usize>],
+    path: &str,
+    text: &str,
+    hash: &Content,
+    node: &Node<'_, StrDoc<SupportLang>>,
+    out: &mut Vec<KeyedFinding>,
+) {
+    let Some(candidates) = by_kind.get(usize::from(node.kind_id())) else {
+        return;
+    };
+    for &index in candidates {
+        let rule = applicable[index];
+        if let Some(matched) = rule.matcher.match_node(node.clone()) {
+            let range = node.range();
+            out.push(KeyedFinding {
+                key: NodeKey {
+                    rule: index,
+                    start: range.start,
+                    end: range.end,
+                    kind: node.kind_id(),
+                },
+                finding: finding(rule, path, &matched, text, hash),
+            });
+        }
+    }
+}
+
+/// Where an edit left the new text, and how it moved what follows.
+struct Placement {
+    /// The dirty span in the new text.
+    dirty: Span,
+    /// The same span in the old text.
+    old_dirty: Span,
+    /// Bytes added (or, negative, removed) before everything after the span.
+    byte_shift: isize,
+    /// Lines added (or removed) likewise.
+    line_shift: isize,
+}
+
+/// The incremental path; gives the text back when it must fall back to a full analysis.
+#[allow(clippy::too_many_arguments)]
+fn incremental(
+    applicable: &[&RuleConfig<SupportLang>],
+    reach: &RuleReach,
+    path: &str,
+    lang: SupportLang,
+    text: String,
+    content: ContentHash,
+    held: HeldFile,
+    hint: Option<&EditHint>,
+) -> Result<Analyzed, String> {
+    let doc = held.root.root().get_doc();
+    let old = doc.get_source().as_str();
+    let edit = hint
+        .and_then(|hint| hinted_edit(old, &text, hint))
+        .unwrap_or_else(|| diff_edit(old, &text));
+    let size = old.len().max(text.len()).max(1);
+    if edit
+        .deleted
+        .max(edit.inserted)
+        .saturating_mul(MAX_EDIT_SHARE_DIVISOR)
+        > size
+    {
+        return Err(text);
+    }
+    let input = InputEdit {
+        start_byte: edit.start,
+        old_end_byte: edit.start + edit.deleted,
+        new_end_byte: edit.start + edit.inserted,
+        start_position: point_at(old, edit.start),
+        old_end_position: point_at(old, edit.start + edit.deleted),
+        new_end_position: point_at(&text, edit.start + edit.inserted),
+    };
+    let mut old_tree = doc.tree.clone();
+    old_tree.edit(&input);
+    let Some(new_tree) = reparse(lang, &text, &old_tree) else {
+        return Err(text);
+    };
+    let placement = place(old, &text, edit, &old_tree, &new_tree);
+    let previous = held.keyed.unwrap_or_else(|| Arc::from(Vec::new()));
+    drop(held.root);
+    let root = AstGrep::doc(StrDoc {
+        src: text,
+        lang,
+        tree: new_tree,
+    });
+    let hash = Content::new(Some(content));
+    let reaches: Vec<Option<usize>> = applicable.iter().map(|rule| reach.get(rule)).collect();
+    let target = Target {
+        applicable,
+        reaches: &reaches,
+        path,
+        hash: &hash,
+    };
+    let (mut fresh, rematched) = rematch(&target, &root, placement.dirty);
+    keep_previous(
+        &previous, &reaches, &rematched, &placement, content, &mut fresh,
+    );
+    fresh.sort_by(|a, b| a.finding.cmp(&b.finding));
+    let findings = fresh.iter().map(|k| k.finding.clone()).collect();
+    Ok(Analyzed {
+        findings,
+        held: HeldFile {
+            content,
+            root,
+            keyed: Some(fresh.into()),
+        },
+        mode: Mode::Incremental,
+    })
+}
+
+/// The dirty span of `edit` (turning `old` into `new`): changed structure and edited bytes,
+/// widened to whole lines.
+fn place(old: &str, new: &str, edit: TextEdit, old_tree: &Tree, new_tree: &Tree) -> Placement {
+    let line_shift = newlines(&new[edit.start..edit.start + edit.inserted]).cast_signed()
+        - newlines(&old[edit.start..edit.start + edit.deleted]).cast_signed();
+    let byte_shift = edit.inserted.cast_signed() - edit.deleted.cast_signed();
+    let (mut start, mut end) = (edit.start, edit.start + edit.inserted);
+    for range in old_tree.changed_ranges(new_tree) {
+        start = start.min(range.start_byte);
+        end = end.max(range.end_byte);
+    }
+    let bytes = new.as_bytes();
+    let end = end.min(bytes.len());
+    let start = bytes[..start.min(end)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |newline| newline + 1);
+    let end = bytes[end..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |newline| end + newline);
+    Placement {
+        dirty: Span { start, end },
+        old_dirty: Span {
+            start,
+            end: end.checked_add_signed(-byte_shift).unwrap_or(0),
+        },
+        byte_shift,
+        line_shift,
+    }
+}
+
+/// What the rules are matched for.
+struct Target<'a> {
+    applicable: &'a [&'a RuleConfig<SupportLang>],
+    reaches: &'a [Option<usize>],
+    path: &'a str,
+    hash: &'a Content,
+}
+
+/// Matches again, in the new tree, every rule whose reach is unbounded on every node, and every
+/// other rule on the nodes whose ancestor that many levels up is dirty. Returns the findings and
+/// the non-dirty nodes matched again (their held findings are stale).
+fn rematch(
+    target: &Target<'_>,
+    root: &AstGrep<StrDoc<SupportLang>>,
+    dirty: Span,
+) -> (Vec<KeyedFinding>, HashSet<NodeKey>) {
+    let text = root.get_text();
+    let by_kind = index_by_kind(target.applicable);
+    let mut fresh = Vec::new();
+    let unbounded: Vec<Vec<usize>> = by_kind
+        .iter()
+        .map(|rules| {
+            let rules = rules.iter().copied();
+            rules.filter(|&i| target.reaches[i].is_none()).collect()
+        })
+        .collect();
+    if unbounded.iter().any(|rules| !rules.is_empty()) {
+        for node in root.root().dfs() {
+            match_node(
+                target.applicable,
+                &unbounded,
+                target.path,
+                text,
+                target.hash,
+                &node,
+                &mut fresh,
+            );
+        }
+    }
+    let mut rematched = HashSet::new();
+    let Some(deepest) = target.reaches.iter().flatten().copied().max() else {
+        return (fresh, rematched);
+    };
+    let mut stack = vec![(root.root(), 0usize)];
+    while let Some((node, level)) = stack.pop() {
+        let candidates = by_kind.get(usize::from(node.kind_id()));
+        for &index in candidates.into_iter().flatten() {
+            if target.reaches[index].is_none_or(|reach| reach < level) {
+                continue;
+            }
+            let range = node.range();
+            let key = NodeKey {
+                rule: index,
+                start: range.start,
+                end: range.end,
+                kind: node.kind_id(),
+            };
+            if level > 0 {
+                rematched.insert(key);
+            }
+            let rule = target.applicable[index];
+            if let Some(matched) = rule.matcher.match_node(node.clone()) {
+                let finding = finding(rule, target.path, &matched, text, target.hash);
+                fresh.push(KeyedFinding { key, finding });
+            }
+        }
+        for child in node.children() {
+            let range = child.range();
+            let child_level = if dirty.touches(range.start, range.end) {
+                0
+            } else {
+                level + 1
+            };
+            if child_level <= deepest {
+                stack.push((child, child_level));
+            }
+        }
+    }
+    (fresh, rematched)
+}
+
+/// Adds to `fresh` the held findings of nodes that were not matched again, shifted to the new
+/// text (whose bytes hash to `content`).
+fn keep_previous(
+    previous: &[KeyedFinding],
+    reaches: &[Option<usize>],
+    rematched: &HashSet<NodeKey>,
+    placement: &Placement,
+    content: ContentHash,
+    fresh: &mut Vec<KeyedFinding>,
+) {
+    for old in previous {
+        if reaches[old.key.rule].is_none()
+            || placement.old_dirty.touches(old.key.start, old.key.end)
+        {
+            continue;
+        }
+        let after = old.key.start > placement.old_dirty.end;
+        let shift = |offset: usize| {
+            if after {
+                offset.checked_add_signed(placement.byte_shift).unwrap_or(0)
+            } else {
+                offset
+            }
+        };
+        let key = NodeKey {
+            start: shift(old.key.start),
+            end: shift(old.key.end),
+            ..old.key
+        };
+        if rematched.contains(&key) {
+            continue;
+        }
+        let mut finding = old.finding.clone();
+        if after {
+            shift_lines(&mut finding.range, placement.line_shift);
+        }
+        if let Some(fix) = finding.fix.as_mut() {
+            if after {
+                fix.bytes.start = shift(fix.bytes.start);
+                fix.bytes.end = shift(fix.bytes.end);
+                shift_lines(&mut fix.range, placement.line_shift);
+            }
+            fix.content = content;
+        }
+        fresh.push(KeyedFinding { key, finding });
+    }
+}
+
+fn newlines(text: &str) -> usize {
+    text.matches('\n').count()
+}
+
+fn shift_lines(range: &mut super::finding::SourceRange, lines: isize) {
+    range.start.line = range.start.line.saturating_add_signed(lines);
+    range.end.line = range.end.line.saturating_add_signed(lines);
+}
+
+/// A byte span, both ends included: a node touches it when their ranges meet or overlap.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    fn touches(&self, start: usize, end: usize) -> bool {
+        start <= self.end && end >= self.start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_edit_keeps_characters_whole() {
+        let edit = diff_edit("aé", "aè");
+        assert_eq!(
+            edit,
+            TextEdit {
+                start: 1,
+                deleted: 2,
+                inserted: 2
+            }
+        );
+        let edit = diff_edit("xx", "xxx");
+        assert_eq!(
+            edit,
+            TextEdit {
+                start: 2,
+                deleted: 0,
+                inserted: 1
+            }
+        );
+        let edit = diff_edit("abc", "");
+        assert_eq!(
+            edit,
+            TextEdit {
+                start: 0,
+                deleted: 3,
+                inserted: 0
+            }
+        );
+    }
+
+    #[test]
+    fn hint_must_reproduce_the_new_text() {
+        let hint = EditHint {
+            old_text: "b".into(),
+            new_text: "XY".into(),
+        };
+        assert_eq!(
+            hinted_edit("abc", "aXYc", &hint),
+            Some(TextEdit {
+                start: 1,
+                deleted: 1,
+                inserted: 2
+            })
+        );
+        assert_eq!(hinted_edit("abc", "aXYd", &hint), None);
+    }
+
+    #[test]
+    fn point_columns_count_bytes() {
+        assert_eq!(point_at("é\nxé", 6), Point::new(1, 3));
+    }
+}
