@@ -17,6 +17,12 @@
 //! - `ast-grep-cli`: `ast-grep scan --json=stream -c <sgconfig.yml> <files>` on the same files,
 //!   when the binary is found (`AST_GREP_BIN`, `node_modules`, `PATH`).
 //! - `engine-rescan`: the same wave again, unchanged (every file served from the cache).
+//! - `engine-edit-{insert,change,hunk}` and their `-hint` twins (waves of 1 and 10 files): one
+//!   long-lived analyzer holding the trees of revision A re-analyzes the wave after an edit in
+//!   the middle of every file — one line inserted, one line changed, 20 lines replaced — and back,
+//!   alternating, so every scan misses the content cache and takes the incremental path. Without
+//!   `-hint` the edit is found from the common prefix and suffix of the old and new text; with it,
+//!   from the `edit` call's old and new text ([`EditHint`]).
 //!
 //! After the run the ratios the targets are stated in are printed (see `docs/performance.md`).
 
@@ -43,7 +49,7 @@ mod corpus;
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
-use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks::analysis::{Analyzer, EditHint, RuleSet, ScanLimits};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::setup::LoadedConfig;
 use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
@@ -83,6 +89,15 @@ const TWO_RULE_FILES: [&str; 4] = [
 const FLOOR: &str = "parse-floor";
 const CLI: &str = "ast-grep-cli";
 const RESCAN: &str = "engine-rescan";
+/// The edits of `engine-edit`: the group names without and with the edit hint, and how many
+/// lines in the middle of each file are rewritten (0: one line is inserted instead).
+const EDITS: [(&str, &str, usize); 3] = [
+    ("engine-edit-insert", "engine-edit-insert-hint", 0),
+    ("engine-edit-change", "engine-edit-change-hint", 1),
+    ("engine-edit-hunk", "engine-edit-hunk-hint", 20),
+];
+/// The wave sizes `engine-edit` measures.
+const EDIT_WAVES: [usize; 2] = [1, 10];
 
 /// The ast-grep CLI and the config root it runs with.
 struct Cli {
@@ -370,6 +385,92 @@ fn ast_grep_cli(c: &mut Criterion) {
     group.finish();
 }
 
+/// Revision A's `text` with `lines` lines in the middle rewritten (0: one line inserted there),
+/// and the `edit` call that does it.
+fn edited(text: &str, lines: usize) -> (String, EditHint) {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .filter(|&i| i < text.len())
+        .collect();
+    let middle = starts.len() / 2;
+    let start = starts[middle];
+    let end = starts
+        .get(middle + lines.max(1))
+        .copied()
+        .unwrap_or(text.len());
+    let old = &text[start..end];
+    let new = if lines == 0 {
+        format!("const insertedLine = 1;\n{old}")
+    } else {
+        old.lines()
+            .map(|line| format!("{line} // edited\n"))
+            .collect()
+    };
+    let hint = EditHint {
+        old_text: old.to_owned(),
+        new_text: new.clone(),
+    };
+    (format!("{}{new}{}", &text[..start], &text[end..]), hint)
+}
+
+/// `engine-edit-*`: an edit of every held file of the wave, then its reverse, alternating.
+fn engine_edit(c: &mut Criterion) {
+    let f = fixture();
+    for (name, hint_name, lines) in EDITS {
+        // Revision A and its edited copy, in their own directories.
+        let edited_root = tempdir("pnh-bench-edit-");
+        let mut forward = Vec::new();
+        let mut backward = Vec::new();
+        for path in f.wave(EDIT_WAVES[EDIT_WAVES.len() - 1]) {
+            let text = std::fs::read_to_string(f.roots[0].join(path)).expect("read a file");
+            let (new, hint) = edited(&text, lines);
+            let target = edited_root.path().join(path);
+            std::fs::create_dir_all(target.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(&target, new).expect("write the edited file");
+            backward.push((
+                path.clone(),
+                EditHint {
+                    old_text: hint.new_text.clone(),
+                    new_text: hint.old_text.clone(),
+                },
+            ));
+            forward.push((path.clone(), hint));
+        }
+        let roots = [f.roots[0].clone(), edited_root.path().to_path_buf()];
+        for (group_name, hinted) in [(name, false), (hint_name, true)] {
+            let mut group = c.benchmark_group(group_name);
+            group_config(&mut group);
+            for files in EDIT_WAVES {
+                let wave = f.wave(files);
+                let mut analyzer = f.analyzer(1);
+                analyzer.scan(&roots[0], wave);
+                let mut revision = 0;
+                group.throughput(Throughput::Bytes(f.bytes(files)));
+                group.bench_function(BenchmarkId::from_parameter(files), |b| {
+                    b.iter(|| {
+                        revision ^= 1;
+                        let hints = if revision == 1 { &forward } else { &backward };
+                        let snapshot = if hinted {
+                            analyzer.scan_edited(&roots[revision], wave, &hints[..files])
+                        } else {
+                            analyzer.scan(&roots[revision], wave)
+                        };
+                        assert_eq!(snapshot.parsed_files, files, "every file changed");
+                        snapshot
+                    });
+                });
+                let stats = analyzer.tree_cache_stats();
+                assert_eq!(
+                    stats.full_analyses, files as u64,
+                    "{group_name}: only the first scan is a full one"
+                );
+            }
+            group.finish();
+        }
+        let _ = std::fs::remove_dir_all(edited_root.path());
+    }
+}
+
 /// `engine-rescan`: the wave again, unchanged since the previous scan.
 fn engine_rescan(c: &mut Criterion) {
     let f = fixture();
@@ -405,11 +506,12 @@ fn config() -> Criterion {
 criterion_group! {
     name = scan;
     config = config();
-    targets = engine, engine_two_rules, engine_2_threads, parse_floor, ast_grep_cli, engine_rescan
+    targets = engine, engine_two_rules, engine_2_threads, parse_floor, ast_grep_cli, engine_rescan,
+        engine_edit
 }
 
 /// The ratios the targets are stated in.
-const RATIOS: [Ratio; 5] = [
+const RATIOS: [Ratio; 11] = [
     Ratio {
         numerator: ENGINE,
         denominator: TWO_RULES,
@@ -440,6 +542,42 @@ const RATIOS: [Ratio; 5] = [
         bound: Some(Bound::AtMost(0.02)),
         target_waves: &[],
     },
+    Ratio {
+        numerator: EDITS[0].0,
+        denominator: FLOOR,
+        bound: Some(Bound::AtMost(0.2)),
+        target_waves: &[1, 10],
+    },
+    Ratio {
+        numerator: EDITS[0].1,
+        denominator: FLOOR,
+        bound: Some(Bound::AtMost(0.2)),
+        target_waves: &[1, 10],
+    },
+    Ratio {
+        numerator: EDITS[1].0,
+        denominator: FLOOR,
+        bound: Some(Bound::AtMost(0.2)),
+        target_waves: &[1, 10],
+    },
+    Ratio {
+        numerator: EDITS[1].1,
+        denominator: FLOOR,
+        bound: Some(Bound::AtMost(0.2)),
+        target_waves: &[1, 10],
+    },
+    Ratio {
+        numerator: EDITS[2].0,
+        denominator: FLOOR,
+        bound: None,
+        target_waves: &[],
+    },
+    Ratio {
+        numerator: CLI,
+        denominator: EDITS[0].0,
+        bound: Some(Bound::AtLeast(25.0)),
+        target_waves: &[1],
+    },
 ];
 
 fn main() {
@@ -449,7 +587,10 @@ fn main() {
 
     let home = criterion_home(&ast_grep::repo_root());
     say(&report(
-        &[ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN],
+        &[
+            ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN, EDITS[0].0, EDITS[0].1, EDITS[1].0,
+            EDITS[1].1, EDITS[2].0, EDITS[2].1,
+        ],
         &WAVES,
         &RATIOS,
         |group, wave| mean_estimate(&home, group, &wave.to_string(), started),
