@@ -41,7 +41,6 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
 use tree_sitter::{InputEdit, Parser, Point, Tree};
 
 /// The largest edit re-analyzed incrementally is one part in this many of the file: an edit
@@ -63,7 +62,12 @@ pub struct EditHint {
 /// How one file was analyzed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
+    /// Parsed from scratch, every rule matched on every node.
     Full,
+    /// Re-parsed from the held tree, every rule matched on every node: the held findings could
+    /// not be reused (a suppression comment in the old or new text).
+    Reparsed,
+    /// Re-parsed from the held tree, matched only where the edit can have changed a match.
     Incremental,
 }
 
@@ -288,6 +292,7 @@ fn reparse(lang: SupportLang, text: &str, old: &Tree) -> Option<Tree> {
 
 /// Analyzes `text` (hashed to `content`) as `path`'s new content, incrementally from `previous`
 /// when it allows, otherwise in full. `hint` is the `edit` call that produced it, if known.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze(
     rules: &RuleSet,
     reach: &RuleReach,
@@ -299,29 +304,47 @@ pub(crate) fn analyze(
 ) -> Analyzed {
     let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
     let applicable = rules.rules_for(Path::new(path), lang);
-    let previous = previous.filter(|held| held.keyed.is_some());
-    let text = match previous {
-        Some(held) if !text.contains(SUPPRESSION_MARKER) => {
-            match incremental(&applicable, reach, path, lang, text, content, held, hint) {
-                Ok(analyzed) => return analyzed,
-                Err(text) => text,
-            }
-        }
-        _ => text,
+    let edited = previous.and_then(|held| {
+        let (tree, placement) = edit_tree(&held, &text, hint, lang)?;
+        Some((held.keyed, tree, placement))
+    });
+    let Some((keyed, tree, placement)) = edited else {
+        let root = AstGrep::new(&text, lang);
+        return full(&applicable, rules, path, root, content, Mode::Full);
     };
-    full(&applicable, rules, path, lang, &text, content)
+    let root = AstGrep::doc(StrDoc {
+        src: text,
+        lang,
+        tree,
+    });
+    match keyed {
+        Some(previous) if !root.get_text().contains(SUPPRESSION_MARKER) => {
+            let target = Target {
+                applicable: &applicable,
+                reaches: &applicable
+                    .iter()
+                    .map(|rule| reach.get(rule))
+                    .collect::<Vec<_>>(),
+                path,
+                hash: &Content::new(Some(content)),
+            };
+            incremental(&target, root, content, &previous, &placement)
+        }
+        _ => full(&applicable, rules, path, root, content, Mode::Reparsed),
+    }
 }
 
-/// Parses `text` from scratch and matches every rule on every node.
+/// Matches every rule on every node of `root` (hashed to `content`): in one kind-indexed
+/// traversal, or through ast-grep's `CombinedScan` when the text holds a suppression comment.
 fn full(
     applicable: &[&RuleConfig<SupportLang>],
     rules: &RuleSet,
     path: &str,
-    lang: SupportLang,
-    text: &str,
+    root: AstGrep<StrDoc<SupportLang>>,
     content: ContentHash,
+    mode: Mode,
 ) -> Analyzed {
-    let root = AstGrep::new(text, lang);
+    let text = root.get_text();
     let hash = Content::new(Some(content));
     let (findings, keyed) = if text.contains(SUPPRESSION_MARKER) {
         let mut combined = CombinedScan::new(applicable.to_vec());
@@ -353,7 +376,7 @@ fn full(
             root,
             keyed,
         },
-        mode: Mode::Full,
+        mode,
     }
 }
 
@@ -399,23 +422,19 @@ struct Placement {
     line_shift: isize,
 }
 
-/// The incremental path; gives the text back when it must fall back to a full analysis.
-#[allow(clippy::too_many_arguments)]
-fn incremental(
-    applicable: &[&RuleConfig<SupportLang>],
-    reach: &RuleReach,
-    path: &str,
-    lang: SupportLang,
-    text: String,
-    content: ContentHash,
-    held: HeldFile,
+/// Applies the edit turning `held`'s text into `text` to its tree and re-parses `text` with it;
+/// `None` when the edit is too large or tree-sitter cannot parse.
+fn edit_tree(
+    held: &HeldFile,
+    text: &str,
     hint: Option<&EditHint>,
-) -> Result<Analyzed, String> {
+    lang: SupportLang,
+) -> Option<(Tree, Placement)> {
     let doc = held.root.root().get_doc();
     let old = doc.get_source().as_str();
     let edit = hint
-        .and_then(|hint| hinted_edit(old, &text, hint))
-        .unwrap_or_else(|| diff_edit(old, &text));
+        .and_then(|hint| hinted_edit(old, text, hint))
+        .unwrap_or_else(|| diff_edit(old, text));
     let size = old.len().max(text.len()).max(1);
     if edit
         .deleted
@@ -423,7 +442,7 @@ fn incremental(
         .saturating_mul(MAX_EDIT_SHARE_DIVISOR)
         > size
     {
-        return Err(text);
+        return None;
     }
     let input = InputEdit {
         start_byte: edit.start,
@@ -431,36 +450,36 @@ fn incremental(
         new_end_byte: edit.start + edit.inserted,
         start_position: point_at(old, edit.start),
         old_end_position: point_at(old, edit.start + edit.deleted),
-        new_end_position: point_at(&text, edit.start + edit.inserted),
+        new_end_position: point_at(text, edit.start + edit.inserted),
     };
     let mut old_tree = doc.tree.clone();
     old_tree.edit(&input);
-    let Some(new_tree) = reparse(lang, &text, &old_tree) else {
-        return Err(text);
-    };
-    let placement = place(old, &text, edit, &old_tree, &new_tree);
-    let previous = held.keyed.unwrap_or_else(|| Arc::from(Vec::new()));
-    drop(held.root);
-    let root = AstGrep::doc(StrDoc {
-        src: text,
-        lang,
-        tree: new_tree,
-    });
-    let hash = Content::new(Some(content));
-    let reaches: Vec<Option<usize>> = applicable.iter().map(|rule| reach.get(rule)).collect();
-    let target = Target {
-        applicable,
-        reaches: &reaches,
-        path,
-        hash: &hash,
-    };
-    let (mut fresh, rematched) = rematch(&target, &root, placement.dirty);
+    let new_tree = reparse(lang, text, &old_tree)?;
+    let placement = place(old, text, edit, &old_tree, &new_tree);
+    Some((new_tree, placement))
+}
+
+/// Matches again what the edit can have changed in `root` and keeps the other `previous`
+/// findings, shifted.
+fn incremental(
+    target: &Target<'_>,
+    root: AstGrep<StrDoc<SupportLang>>,
+    content: ContentHash,
+    previous: &[KeyedFinding],
+    placement: &Placement,
+) -> Analyzed {
+    let (mut fresh, rematched) = rematch(target, &root, placement.dirty);
     keep_previous(
-        &previous, &reaches, &rematched, &placement, content, &mut fresh,
+        previous,
+        target.reaches,
+        &rematched,
+        placement,
+        content,
+        &mut fresh,
     );
     fresh.sort_by(|a, b| a.finding.cmp(&b.finding));
     let findings = fresh.iter().map(|k| k.finding.clone()).collect();
-    Ok(Analyzed {
+    Analyzed {
         findings,
         held: HeldFile {
             content,
@@ -468,7 +487,7 @@ fn incremental(
             keyed: Some(fresh.into()),
         },
         mode: Mode::Incremental,
-    })
+    }
 }
 
 /// The dirty span of `edit` (turning `old` into `new`): changed structure and edited bytes,

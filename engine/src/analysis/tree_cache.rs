@@ -89,7 +89,11 @@ pub struct TreeCacheStats {
     pub evictions: u64,
     /// Files analyzed in full (parsed from scratch, every rule matched on every node).
     pub full_analyses: u64,
-    /// Files re-analyzed incrementally from their held tree.
+    /// Files re-parsed from their held tree but matched in full (a suppression comment in the old
+    /// or new text).
+    pub reparsed_analyses: u64,
+    /// Files re-parsed from their held tree and matched only where the edit can have changed a
+    /// match.
     pub incremental_analyses: u64,
 }
 

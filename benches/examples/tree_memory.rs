@@ -1,0 +1,100 @@
+//! Measures the memory the analyzer's tree cache holds per 1,000 analyzed files, and what the
+//! cache charges against its budget for them.
+//!
+//! ```sh
+//! cargo run --release -p pi-native-hooks-benches --example tree_memory -- [FILES]
+//! ```
+//!
+//! `FILES` (default 1,000) files of the generated corpus (`engine/tests/it/support/corpus.rs`, the
+//! benches' seed) are analyzed once by an analyzer holding every tree and once by one holding
+//! none; the difference in the heap in use (glibc's `mallinfo2`: Rust's allocations and
+//! tree-sitter's C allocations alike) is what the held trees cost. Linux with glibc only.
+
+#![allow(
+    clippy::cast_precision_loss,
+    reason = "byte counts far below 2^52, printed as floats"
+)]
+
+#[path = "../../engine/tests/it/support/corpus.rs"]
+mod corpus;
+
+use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks::config::builtin;
+use std::sync::Arc;
+
+/// glibc's `struct mallinfo2`.
+#[repr(C)]
+#[allow(dead_code, reason = "laid out as glibc fills it; two fields are read")]
+struct MallInfo2 {
+    arena: usize,
+    ordblks: usize,
+    smblks: usize,
+    hblks: usize,
+    hblkhd: usize,
+    usmblks: usize,
+    fsmblks: usize,
+    uordblks: usize,
+    fordblks: usize,
+    keepcost: usize,
+}
+
+unsafe extern "C" {
+    fn mallinfo2() -> MallInfo2;
+}
+
+/// Bytes of heap in use: allocated arena chunks plus mmapped blocks.
+fn heap_in_use() -> usize {
+    // SAFETY: `mallinfo2` only reads the allocator's statistics.
+    let info = unsafe { mallinfo2() };
+    info.uordblks + info.hblkhd
+}
+
+fn main() {
+    let files: usize = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000);
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let paths = corpus::generate(dir.path(), files, 0x5EED);
+    let source: usize = paths
+        .iter()
+        .map(|p| std::fs::metadata(dir.path().join(p)).map_or(0, |m| m.len() as usize))
+        .sum();
+    let rules = Arc::new(RuleSet::load(&builtin::rule_files(), &[]).rules);
+    let measure = |budget: u64| {
+        let before = heap_in_use();
+        let mut analyzer = Analyzer::new(
+            "ast-grep:builtin",
+            Arc::clone(&rules),
+            ScanLimits::unlimited(),
+            1,
+        )
+        .expect("an analyzer")
+        .with_tree_cache_bytes(budget);
+        let snapshot = analyzer.scan(dir.path(), &paths);
+        assert_eq!(snapshot.parsed_files, files, "every file is analyzed");
+        drop(snapshot);
+        let used = heap_in_use().saturating_sub(before);
+        (used, analyzer.tree_cache_stats(), analyzer)
+    };
+    let (without, _, none) = measure(0);
+    drop(none);
+    let (with, stats, held) = measure(u64::MAX);
+    assert_eq!(stats.held_files, files, "every tree is held");
+    let held_bytes = with.saturating_sub(without);
+    let per_1000 = |bytes: usize| bytes as f64 * 1000.0 / files as f64 / (1024.0 * 1024.0);
+    println!(
+        "{files} files, {:.1} KiB of source on average",
+        source as f64 / files as f64 / 1024.0
+    );
+    println!(
+        "measured: {:.1} MiB held per 1,000 files ({:.2}x the source bytes)",
+        per_1000(held_bytes),
+        held_bytes as f64 / source as f64
+    );
+    println!(
+        "charged against the budget: {:.1} MiB per 1,000 files",
+        per_1000(stats.held_bytes as usize)
+    );
+    drop(held);
+}
