@@ -11,8 +11,19 @@
 //! tree-sitter's C allocations alike) is what the held trees cost. Linux with glibc only.
 
 #![allow(
+    clippy::cast_possible_truncation,
     clippy::cast_precision_loss,
     reason = "byte counts far below 2^52, printed as floats"
+)]
+#![allow(
+    clippy::case_sensitive_file_extension_comparisons,
+    clippy::format_push_string,
+    clippy::format_collect,
+    reason = "the generated corpus, shared with the tests; built outside what is measured"
+)]
+#![allow(
+    unsafe_code,
+    reason = "glibc's allocator statistics are read through its C function `mallinfo2`"
 )]
 
 #[path = "../../engine/tests/it/support/corpus.rs"]
@@ -20,6 +31,7 @@ mod corpus;
 
 use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks::config::builtin;
+use std::io::Write;
 use std::sync::Arc;
 
 /// glibc's `struct mallinfo2`.
@@ -47,6 +59,11 @@ fn heap_in_use() -> usize {
     // SAFETY: `mallinfo2` only reads the allocator's statistics.
     let info = unsafe { mallinfo2() };
     info.uordblks + info.hblkhd
+}
+
+fn say(line: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
 }
 
 fn main() {
@@ -83,18 +100,18 @@ fn main() {
     assert_eq!(stats.held_files, files, "every tree is held");
     let held_bytes = with.saturating_sub(without);
     let per_1000 = |bytes: usize| bytes as f64 * 1000.0 / files as f64 / (1024.0 * 1024.0);
-    println!(
+    say(&format!(
         "{files} files, {:.1} KiB of source on average",
         source as f64 / files as f64 / 1024.0
-    );
-    println!(
+    ));
+    say(&format!(
         "measured: {:.1} MiB held per 1,000 files ({:.2}x the source bytes)",
         per_1000(held_bytes),
         held_bytes as f64 / source as f64
-    );
-    println!(
+    ));
+    say(&format!(
         "charged against the budget: {:.1} MiB per 1,000 files",
         per_1000(stats.held_bytes as usize)
-    );
+    ));
     drop(held);
 }
