@@ -13,17 +13,17 @@ use ast_grep_language::SupportLang;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-/// The default byte budget of the held trees: 64 MiB, about 1,000 files of 11 KB with their
-/// trees (see docs/performance.md for the measured cost per file).
+/// The default byte budget of the held trees: 64 MiB, about 165 files of 11 KB with their trees
+/// (a held file costs about 35 times its source: see docs/performance.md).
 pub const DEFAULT_TREE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The largest byte budget a setting may ask for: 1 GiB.
 pub const MAX_TREE_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Estimated heap bytes of one syntax-tree node, charged to the budget per node of a held tree
-/// (tree-sitter does not report a tree's size). Measured with a counting allocator over the
-/// TypeScript corpus (`cargo run --release -p pi-native-hooks-benches --example tree_memory`).
-pub const TREE_BYTES_PER_NODE: usize = 48;
+/// (tree-sitter does not report a tree's size): about 96 bytes per node in the heap measured over
+/// the generated corpus (`cargo run --release -p pi-native-hooks-benches --example tree_memory`).
+pub const TREE_BYTES_PER_NODE: usize = 96;
 
 /// What identifies the node a finding was matched on: its byte range and AST kind, and the
 /// index of the rule among the rules applicable to the file.
