@@ -694,6 +694,7 @@ fn fix(
         bytes,
         text: replacement,
         content: content.of(text),
+        content_len: text.len(),
     }))
 }
 

@@ -315,6 +315,7 @@ fn sarif_fixes_and_an_empty_run_are_valid_too() {
         bytes: ByteRange { start: 40, end: 44 },
         text: "u?".to_owned(),
         content: ContentHash::of(b"the analyzed text"),
+        content_len: 17,
     };
     let diagnostics = [Diagnostic {
         rule: "bang",
