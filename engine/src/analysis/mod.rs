@@ -3,6 +3,7 @@
 
 mod cache;
 pub mod finding;
+pub mod prefilter;
 pub mod rules;
 pub mod scan;
 pub mod snapshot;

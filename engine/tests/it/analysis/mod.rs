@@ -2,6 +2,7 @@
 //! files that are not what their name says.
 
 mod hostile;
+mod prefilter;
 mod rule_fixtures;
 mod rule_loading;
 mod scan;
