@@ -153,14 +153,19 @@ pub fn render(
         width: limits.max_line_chars.max(40),
     };
     let units = layout.units();
-    // The most units that fit: a block with more units is never shorter, so the largest fitting
-    // prefix is found by bisection over whole renders (each counted exactly), then confirmed.
+    // The most units that fit, by bisection over whole renders, each counted exactly. A block
+    // with more units is longer but for the closing lines it sheds (a few tokens), so the prefix
+    // found may be a unit short of the longest that fits; it never exceeds the budget.
     let fits = |k: usize| {
         let text = layout.text(k);
         let tokens = tokens::count(&text);
         (tokens <= limits.max_tokens).then_some((text, tokens))
     };
     let (mut low, mut high) = (0, units.min(limits.max_tokens));
+    // The common case, everything fits, costs one render.
+    if fits(high).is_some() {
+        low = high;
+    }
     while low < high {
         let mid = low + (high - low).div_ceil(2);
         if fits(mid).is_some() {

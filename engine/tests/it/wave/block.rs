@@ -113,6 +113,10 @@ async fn what_the_budget_left_out_is_listed_again_once_its_files_change() {
 #[tokio::test]
 #[ignore = "prints figures"]
 async fn block_figures() {
+    // The encoder is built on the first count of the process: time it before any block.
+    let started = std::time::Instant::now();
+    let _ = tokens::count("");
+    println!("o200k_base encoder built in {:?}", started.elapsed());
     let mut rows = vec![("64 parallel writes", sixty_four_writes().await)];
     let repo = TestRepo::with_commit(&[("README.md", "# r\n")]);
     let two = block_of(&repo, |root| {
