@@ -13,7 +13,7 @@ import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, fo
 after(assertRealUntouched);
 
 const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
-const FINDING = /- src\/a\.ts:2:21 typescript-no-non-null-assertion-ts: /;
+const FINDING = /\ntypescript-no-non-null-assertion-ts \(warning\): [^\n]*\n  src\/a\.ts:2:21\n/;
 /**
  * A diagnostic policy over the non-null assertion rule (the same rule as the built-in one).
  * @param {string} id
