@@ -447,8 +447,8 @@ export interface SettingsStatus {
   continuationCap: number
   /** `waves.timeout_ms`. */
   waveTimeoutMs: number
-  /** `diagnostic_block.max_lines`. */
-  blockMaxLines: number
+  /** `diagnostic_block.max_tokens`. */
+  blockMaxTokens: number
   /** `diagnostic_block.max_line_chars`. */
   blockMaxLineChars: number
   /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */

@@ -157,8 +157,8 @@ pub struct SettingsStatus {
     pub continuation_cap: u32,
     /// `waves.timeout_ms`.
     pub wave_timeout_ms: u64,
-    /// `diagnostic_block.max_lines`.
-    pub block_max_lines: usize,
+    /// `diagnostic_block.max_tokens`.
+    pub block_max_tokens: usize,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: usize,
     /// `tools.read_only`: the tools declared read-only besides the built-in ones.
@@ -191,7 +191,7 @@ impl SettingsStatus {
             origin: loaded.origin.to_string(),
             continuation_cap: in_force.continuation_cap,
             wave_timeout_ms: u64::try_from(in_force.wave_timeout.as_millis()).unwrap_or(u64::MAX),
-            block_max_lines: in_force.diagnostic_block.max_lines,
+            block_max_tokens: in_force.diagnostic_block.max_tokens,
             block_max_line_chars: in_force.diagnostic_block.max_line_chars,
             read_only_tools: in_force.read_only_tools.iter().cloned().collect(),
             shell_tools: in_force

@@ -142,8 +142,8 @@ pub struct SettingsStatus {
     pub continuation_cap: u32,
     /// `waves.timeout_ms`.
     pub wave_timeout_ms: f64,
-    /// `diagnostic_block.max_lines`.
-    pub block_max_lines: u32,
+    /// `diagnostic_block.max_tokens`.
+    pub block_max_tokens: u32,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: u32,
     /// `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins.
@@ -163,7 +163,7 @@ impl From<model::SettingsStatus> for SettingsStatus {
             origin: settings.origin,
             continuation_cap: settings.continuation_cap,
             wave_timeout_ms: num(settings.wave_timeout_ms),
-            block_max_lines: small(settings.block_max_lines),
+            block_max_tokens: small(settings.block_max_tokens),
             block_max_line_chars: small(settings.block_max_line_chars),
             read_only_tools: settings.read_only_tools,
             shell_tools: settings

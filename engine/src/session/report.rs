@@ -350,10 +350,10 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     put(
         out,
         format_args!(
-            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_lines = {}, diagnostic_block.max_line_chars = {}",
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}",
             settings.continuation_cap,
             settings.wave_timeout_ms,
-            settings.block_max_lines,
+            settings.block_max_tokens,
             settings.block_max_line_chars
         ),
     );
