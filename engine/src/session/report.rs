@@ -48,7 +48,11 @@ impl Session {
             .unwrap_or_default();
         let hooks = HooksStatus {
             config: self.config_status.clone(),
-            settings: SettingsStatus::of(&self.settings, &self.settings_in_force()),
+            settings: if self.settings_kept {
+                SettingsStatus::kept_on_reload(&self.settings, &self.settings_in_force())
+            } else {
+                SettingsStatus::of(&self.settings, &self.settings_in_force())
+            },
             verification: published.verification.clone(),
             analyzers: published.analyzers.clone(),
             coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),

@@ -155,6 +155,14 @@ impl VerificationGate {
         self.prune_waivers();
     }
 
+    /// Applies settings read again by `/reload`: the continuation cap and the shell tools. The
+    /// count of continuations without progress is kept, so a raised cap resumes forcing and a
+    /// lowered one stops it at the next settle; the working directory never changes.
+    pub fn reconfigure(&mut self, continuation_cap: u32, shell_tools: BTreeSet<String>) {
+        self.config.continuation_cap = continuation_cap;
+        self.config.shell_tools = shell_tools;
+    }
+
     /// Applies one finished wave, in the order its calls saw the workspace:
     ///
     /// 1. what changed between the recorded workspace and the wave's baseline snapshot — out of
