@@ -3,7 +3,10 @@
 //! binding calls — restore, reload, observe a wave, waive, settle — each applying the rules of the
 //! sibling modules in order.
 
-use super::evidence::{Evidence, FailedRun, Rejection, Verdict, command_of, invocation, judge};
+use super::evidence::{
+    Evidence, FailedRun, Rejection, RejectionReason, Verdict, invocation, judge, may_be_a_run,
+    near_miss, shell_command,
+};
 use super::observation::{ObservedCall, ObservedChanges, WaveObservation};
 use super::project::{ProjectMatch, match_projects};
 use super::reconcile::reconcile;
@@ -339,7 +342,8 @@ impl VerificationGate {
         &self.cap
     }
 
-    /// Judges `call` for every requirement whose exact command it ran. Adds to `verified_writes`
+    /// Judges `call` for every requirement whose exact command it ran, and records a near miss
+    /// of the others ([`super::evidence::near_miss`]) as their last rejected run. Adds to `verified_writes`
     /// each requirement the call was an accepted run of, armed or not: the wave's own changes
     /// are its verified state.
     fn judge_call(
@@ -349,20 +353,32 @@ impl VerificationGate {
         now: Timestamp,
         verified_writes: &mut BTreeSet<RequirementKey>,
     ) {
-        let Some(command) = command_of(call, &self.config.shell_tools) else {
+        let Some(command) = shell_command(call, &self.config.shell_tools) else {
             return;
         };
+        let runnable = may_be_a_run(command);
         let started_at = self.revision;
         for requirement in &mut self.requirements {
-            let Some(how) = invocation(
-                command,
-                &requirement.command,
-                requirement.run_dir(),
-                &call.cwd,
-            ) else {
-                continue;
+            let how = runnable
+                .then(|| {
+                    invocation(
+                        command,
+                        &requirement.command,
+                        requirement.run_dir(),
+                        &call.cwd,
+                    )
+                })
+                .flatten();
+            let verdict = match how {
+                Some(how) => judge(call, wave, requirement.run_dir(), how),
+                None if near_miss(command, &requirement.command) => {
+                    Verdict::Rejected(RejectionReason::NotExactCommand {
+                        expected: requirement.command.clone(),
+                        dir: requirement.run_dir().to_owned(),
+                    })
+                }
+                None => continue,
             };
-            let verdict = judge(call, wave, requirement.run_dir(), how);
             if verdict == Verdict::Pass {
                 verified_writes.insert(requirement.key.clone());
             }

@@ -6,6 +6,7 @@
 
 use super::end_to_end::{bash, call, open, shell, state_of, wave};
 use super::{NODE_VERIFICATION, node_config, node_project};
+use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::write;
 use pi_native_hooks::session::{footer, render_status};
 use pi_native_hooks::verification::RequirementState;
@@ -283,4 +284,45 @@ async fn reloading_applies_a_changed_continuation_cap_and_shell_tool_and_a_broke
     assert_eq!(status.hooks.verification.gate.continuation_cap, 8);
     assert!(status.hooks.settings.problems.is_empty());
     assert!(status.hooks.settings.shell_tools.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_near_miss_of_the_command_is_a_rejected_run_in_the_status_and_the_continuation() {
+    let (repo, root) = (node_project(), node_config());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    wave(&session, &[bash("N", "npm test -- --watch", 0)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    let root_dir = repo.path().display();
+    let message = session
+        .before_settle()
+        .await
+        .message
+        .expect("the check is outstanding");
+    assert!(
+        message.contains(&format!(
+            "the run in call N did not count: not the exact command: expected `npm test` in {root_dir}"
+        )),
+        "{message}"
+    );
+    let text = render_status(&session.status());
+    assert!(
+        text.contains(&format!(
+            "    last rejected run: call N at revision 1, 2023-11-14 22:13:20 UTC: not the exact command: expected `npm test` in {root_dir}\n"
+        )),
+        "{text}"
+    );
+    let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
+    assert_snapshot!("near_miss_status", redact(&text, &paths));
 }
