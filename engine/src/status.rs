@@ -371,10 +371,14 @@ impl VerificationStatus {
             projects: projects
                 .matched
                 .iter()
-                .map(|MatchedPolicy { policy, identity }| MatchedProject {
-                    policy: policy.clone(),
-                    project: identity.clone(),
-                })
+                .map(
+                    |MatchedPolicy {
+                         policy, identity, ..
+                     }| MatchedProject {
+                        policy: policy.clone(),
+                        project: identity.clone(),
+                    },
+                )
                 .collect(),
             project_problems: projects.problems.iter().map(ToString::to_string).collect(),
             workspace,

@@ -138,6 +138,11 @@ impl Session {
         for problem in &status.rule_problems {
             put(&mut out, format_args!("rule problem: {problem}"));
         }
+        // Which projects the verification policies matched depends on the session's repository,
+        // not the root: a glob that matched nothing, or what its walk left out, shows here.
+        for problem in &status.hooks.verification.project_problems {
+            put(&mut out, format_args!("project problem: {problem}"));
+        }
         for failure in &status.policy_failures {
             put(&mut out, format_args!("policy failure: {failure}"));
         }

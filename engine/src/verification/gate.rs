@@ -201,6 +201,9 @@ impl VerificationGate {
             ObservedChanges::Paths { paths } => (paths.clone(), None),
             ObservedChanges::Unknown { reason } => (BTreeSet::new(), Some(reason.clone())),
         };
+        if self.changes_glob_projects(&paths, unknown.is_some()) {
+            self.rematch();
+        }
         let (unseen, lost) = match self.baseline.after_wave(
             wave.workspace_before.as_ref(),
             wave.workspace_after.as_ref(),
@@ -425,6 +428,47 @@ impl VerificationGate {
         }
     }
 
+    /// Whether a wave's changes may add or remove a project of a `PROJECT.manifests` glob: one
+    /// of `paths` is named like a glob's manifest (`package.json` for
+    /// `packages/*/package.json`), or the changes are `unknown`. Never without a glob policy.
+    fn changes_glob_projects(&self, paths: &BTreeSet<String>, unknown: bool) -> bool {
+        let manifests: BTreeSet<&str> = self
+            .registry
+            .verification_policies()
+            .filter(|(_, spec)| spec.project.manifests.is_some())
+            .map(|(_, spec)| spec.project.manifest.as_str())
+            .collect();
+        !manifests.is_empty()
+            && (unknown
+                || paths.iter().any(|path| {
+                    manifests.contains(path.rsplit('/').next().unwrap_or(path.as_str()))
+                }))
+    }
+
+    /// Matches the projects again (a wave added or removed a manifest a glob may match) and
+    /// reconciles the requirements: a new project's requirements start inactive, so the same
+    /// wave's changes can arm them; an armed one whose project is gone is kept, detached and
+    /// `unknown`, until it is rerun or waived. When the repository cannot be found again (the
+    /// probe fails, or finds another root), the match is kept: the change is then judged by the
+    /// projects known so far, and an unknown change still makes their armed checks `unknown`.
+    fn rematch(&mut self) {
+        let projects = match_projects(&self.config.cwd, &self.registry);
+        if projects == self.projects
+            || projects.root.is_none()
+            || projects.root != self.projects.root
+        {
+            return;
+        }
+        let reconciled = reconcile(
+            std::mem::take(&mut self.requirements),
+            &self.registry,
+            &projects,
+        );
+        self.transition |= reconciled.changed;
+        self.requirements = reconciled.requirements;
+        self.projects = projects;
+    }
+
     /// Compares the live workspace with the baseline and applies the drift to armed
     /// requirements only: changes nobody observed never arm a requirement.
     fn refresh(&mut self, live: &WorkspaceObservation) {
@@ -468,7 +512,7 @@ impl VerificationGate {
             if paths.is_empty() {
                 Relevance::default()
             } else {
-                relevance(&self.registry, paths)
+                relevance(&self.registry, &self.projects, paths)
             }
         };
         let (observed, drift) = (relevance_of(observed), relevance_of(drift));

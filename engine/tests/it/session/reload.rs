@@ -326,3 +326,56 @@ async fn a_near_miss_of_the_command_is_a_rejected_run_in_the_status_and_the_cont
     let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
     assert_snapshot!("near_miss_status", redact(&text, &paths));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_glob_that_matches_nothing_is_named_in_status_and_doctor_and_a_reload_matches_again() {
+    let glob_policy = |glob: &str| {
+        format!(
+            "const ID = \"pkg-tests\";\nconst KIND = \"verification\";\nconst PROJECT = #{{ manifests: \"{glob}\" }};\nconst REQUIREMENTS = [ #{{ id: \"test\", command: \"npm test\", affects: \"code\" }} ];\nfn code(path) {{ path.ends_with(\".ts\") }}\n"
+        )
+    };
+    let repo = node_project();
+    let root = crate::support::ConfigRoot::builder()
+        .policy("pkg.rhai", &glob_policy("packages/*/package.json"))
+        .build();
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let status = session.status();
+    assert!(
+        status.hooks.config.load_errors.is_empty(),
+        "the policy loads"
+    );
+    assert!(status.hooks.verification.requirements.is_empty());
+    let expected = "project problem: policy `pkg-tests`: `PROJECT.manifests` \"packages/*/package.json\" matched no manifest, so it requires nothing";
+    let text = render_status(&status);
+    assert!(text.contains(&format!("  {expected}\n")), "{text}");
+    let doctor = session.doctor_text().await;
+    assert!(doctor.contains(&format!("{expected}\n")), "{doctor}");
+
+    // `**/package.json` matches the root's manifest: a project at the root, keyed as one.
+    std::fs::write(
+        root.path().join("policies/pkg.rhai"),
+        glob_policy("**/package.json"),
+    )
+    .expect("edit the policy");
+    let reloaded = session.reload().await.expect("the reload runs");
+    let status = reloaded.status();
+    assert!(status.hooks.verification.project_problems.is_empty());
+    let requirement = &status.hooks.verification.requirements[0];
+    assert_eq!(requirement.key.to_string(), "pkg-tests/test");
+    assert_eq!(requirement.project.name, "my-node-project");
+    let dir = repo.path().to_path_buf();
+    wave(
+        &reloaded,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&reloaded), [RequirementState::NotRun]);
+    wave(&reloaded, &[bash("P", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&reloaded), [RequirementState::Passed]);
+}
