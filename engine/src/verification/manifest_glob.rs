@@ -7,7 +7,6 @@
 use crate::paths::RepoPath;
 use crate::policy::contract::unsafe_command_char;
 use globset::{GlobBuilder, GlobMatcher};
-use std::fmt;
 use std::path::Path;
 
 /// The most projects one glob may match; past it the others are named as not matched.
@@ -68,12 +67,6 @@ pub enum GlobSkip {
 struct Glob {
     matcher: GlobMatcher,
     depth: usize,
-}
-
-impl fmt::Debug for Glob {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.matcher.glob().glob())
-    }
 }
 
 /// Finds the manifests under `root` (a git worktree root) that `glob` matches. The glob was
