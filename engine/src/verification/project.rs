@@ -53,8 +53,6 @@ pub struct MatchedPolicy {
     /// repository root (`None` at the root); `None` for a one-project policy. Part of the key of
     /// each of its requirements.
     pub instance: Option<RepoPath>,
-    /// True when a `PROJECT.manifests` glob matched it.
-    pub from_glob: bool,
 }
 
 /// Why a policy could not be matched against the session's project.
@@ -174,7 +172,6 @@ pub fn match_projects(cwd: &Path, registry: &PolicyRegistry) -> ProjectMatch {
                     name: name.clone(),
                 },
                 instance: None,
-                from_glob: false,
             }),
             Ok(_) => {}
             Err(error) => problems.push(ProjectProblem::Manifest {
@@ -218,7 +215,6 @@ fn match_glob(
                         name,
                     },
                     instance: dir,
-                    from_glob: true,
                 });
             }
             Ok(_) => {}
