@@ -340,6 +340,11 @@ export interface RequirementKey {
   policy: string
   /** The requirement id within it. */
   id: string
+  /**
+   * The project directory (relative to the repository root) of a `PROJECT.manifests` glob's
+   * match; absent for a one-project policy.
+   */
+  instance?: string
 }
 
 /** Where a requirement stands. */

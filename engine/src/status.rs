@@ -8,7 +8,7 @@
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::analysis::AnalyzerKey;
-use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin};
+use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin, SettingsProblem};
 use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
@@ -205,6 +205,32 @@ impl SettingsStatus {
             problems: loaded.problems.iter().map(ToString::to_string).collect(),
         }
     }
+
+    /// The status after a `/reload` that found the settings file unusable as a whole: `in_force`
+    /// holds the values from before the reload, and the origin and the file's problems say so
+    /// instead of claiming the defaults.
+    pub fn kept_on_reload(loaded: &LoadedSettings, in_force: &Settings) -> Self {
+        const KEPT: &str = "the settings in force before /reload are kept";
+        let mut status = Self::of(loaded, in_force);
+        status.origin = format!("{} (failed to load at /reload; {KEPT})", loaded.origin);
+        status.problems = loaded
+            .problems
+            .iter()
+            .map(|problem| match problem {
+                SettingsProblem::Trust(error) => format!("{error} ({KEPT})"),
+                SettingsProblem::Syntax {
+                    path,
+                    line,
+                    message,
+                } => format!(
+                    "{}:{line}: not valid TOML: {message} ({KEPT})",
+                    path.display()
+                ),
+                SettingsProblem::Key { .. } => problem.to_string(),
+            })
+            .collect();
+        status
+    }
 }
 
 /// The workspace as the gate last recorded it.
@@ -345,10 +371,14 @@ impl VerificationStatus {
             projects: projects
                 .matched
                 .iter()
-                .map(|MatchedPolicy { policy, identity }| MatchedProject {
-                    policy: policy.clone(),
-                    project: identity.clone(),
-                })
+                .map(
+                    |MatchedPolicy {
+                         policy, identity, ..
+                     }| MatchedProject {
+                        policy: policy.clone(),
+                        project: identity.clone(),
+                    },
+                )
                 .collect(),
             project_problems: projects.problems.iter().map(ToString::to_string).collect(),
             workspace,

@@ -372,6 +372,9 @@ pub struct RequirementKey {
     pub policy: String,
     /// The requirement id within it.
     pub id: String,
+    /// The project directory (relative to the repository root) of a `PROJECT.manifests` glob's
+    /// match; absent for a one-project policy.
+    pub instance: Option<String>,
 }
 
 /// One requirement.
@@ -409,6 +412,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
             key: RequirementKey {
                 policy: status.key.policy.into(),
                 id: status.key.id,
+                instance: status.key.instance.map(String::from),
             },
             project: status.project.into(),
             command: status.command,

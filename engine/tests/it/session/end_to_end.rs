@@ -84,6 +84,15 @@ pub(super) fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
     }
 }
 
+/// A call of `tool`, a shell tool declared in the settings (or not), whose exit code the binding
+/// read as `exit_code`.
+pub(super) fn shell(id: &'static str, tool: &'static str, command: &str, exit_code: i64) -> Call {
+    Call {
+        tool,
+        ..bash(id, command, exit_code)
+    }
+}
+
 /// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
 /// effects, then each result (in reverse order) and its end. Returns the block appended to each
 /// call's result, if any.
