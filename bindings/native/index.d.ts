@@ -340,6 +340,11 @@ export interface RequirementKey {
   policy: string
   /** The requirement id within it. */
   id: string
+  /**
+   * The project directory (relative to the repository root) of a `PROJECT.manifests` glob's
+   * match; absent for a one-project policy.
+   */
+  instance?: string
 }
 
 /** Where a requirement stands. */
@@ -447,8 +452,8 @@ export interface SettingsStatus {
   continuationCap: number
   /** `waves.timeout_ms`. */
   waveTimeoutMs: number
-  /** `diagnostic_block.max_lines`. */
-  blockMaxLines: number
+  /** `diagnostic_block.max_tokens`. */
+  blockMaxTokens: number
   /** `diagnostic_block.max_line_chars`. */
   blockMaxLineChars: number
   /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */

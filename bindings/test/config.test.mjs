@@ -8,12 +8,12 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, footer, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
 const BANG = "declare const user: { name?: string } | undefined;\nexport const name = user!.name;\n";
-const FINDING = /- src\/a\.ts:2:21 typescript-no-non-null-assertion-ts: /;
+const FINDING = /\ntypescript-no-non-null-assertion-ts \(warning\): [^\n]*\n  src\/a\.ts:2:21\n/;
 /**
  * A diagnostic policy over the non-null assertion rule (the same rule as the built-in one).
  * @param {string} id
@@ -123,7 +123,8 @@ test("on the first run, without a config root, the built-in pack delivers as che
   const [[id, isError, body]] = toolResults(started.contexts[1]);
   assert.deepEqual([id, isError], ["A", false]);
   assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
-  const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
+  const rules = [...body.matchAll(/^(\S+) \((?:warning|info|hint)\): /gm)].map((m) => m[1]);
+  const delivered = rules.flatMap((rule) => listedLocations(body, rule).map((at) => `${at} ${rule}`));
   assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
   assert.equal(footer(started.ui), "hooks: built-in pack · 1 diagnostics");
   assert.equal(started.contexts.flatMap((c) => c.messages).filter((m) => /** @type {string} */ (m.role) === "custom").length, 0, "no gate message");

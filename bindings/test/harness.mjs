@@ -176,6 +176,32 @@ export const toolResults = (context) =>
   context.messages.filter((m) => m.role === "toolResult").map((m) => [m.toolCallId, m.isError, text(m)]);
 
 /**
+ * The locations (`path:line:column`) a diagnostic block in `text` lists under the header of
+ * `rule`, in the order listed: the space-separated lists and the lines with a message of their own.
+ * @param {string} text
+ * @param {string} rule
+ * @returns {string[]}
+ */
+export function listedLocations(text, rule) {
+  const found = [];
+  let current = false;
+  const lines = text.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("[pi-native-hooks]"));
+  for (const line of start < 0 ? [] : lines.slice(start + 1)) {
+    if (!line.startsWith(" ")) {
+      current = line.startsWith(`${rule} (`);
+      continue;
+    }
+    const body = line.trimStart();
+    if (!current || body.startsWith("Fix:") || body.startsWith("To keep")) continue;
+    const own = body.indexOf(": ");
+    if (own >= 0) found.push(body.slice(0, own));
+    else found.push(...body.split(" "));
+  }
+  return found;
+}
+
+/**
  * A session and the UI calls it made: what `command` needs.
  * @typedef {{ session: AgentSession, ui: UICall[] }} Observed
  */

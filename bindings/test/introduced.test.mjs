@@ -3,7 +3,7 @@
 // one line counting the rest; a new untracked file gets all of its findings.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { assertRealUntouched, call, configRoot, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertRealUntouched, call, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -14,8 +14,8 @@ const legacy = (focus) =>
   "export const c: any[] = [];\n" +
   `${focus ? "it.only" : "it"}("works", () => { a(1); });\n`;
 
-/** The lines of a tool result's text that list a finding of `rule`. @param {string} text @param {string} rule */
-const listed = (text, rule) => text.split("\n").filter((line) => line.startsWith("- ") && line.includes(rule));
+/** The locations a tool result's text lists for `rule`. */
+const listed = listedLocations;
 
 test("an edit of one line in a legacy file lists only the `.only` it introduced and counts the five `any`s", async () => {
   const repo = newRepo({ "src/x.test.ts": legacy(false) });
@@ -34,7 +34,7 @@ test("an edit of one line in a legacy file lists only the `.only` it introduced 
   assert.equal(edit[1], false, "the edit stays a success");
   const text = edit[2];
   assert.deepEqual(
-    listed(text, "typescript-no-focused-test-ts").map((line) => line.split(" ")[1]),
+    listed(text, "typescript-no-focused-test-ts"),
     ["src/x.test.ts:4:1"],
     text,
   );

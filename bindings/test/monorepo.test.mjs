@@ -68,3 +68,55 @@ test("in a workspace, a change in packages/b arms only b's check, and b's comman
   assert.ok(shown.endsWith("0 pending"), shown);
   started.session.dispose();
 });
+
+test("one policy over packages/*/package.json: b's change arms only b's instance, named by its directory, and its run passes it", async () => {
+  const repo = newRepo({
+    "package.json": '{ "name": "workspace", "private": true }\n',
+    "packages/a/package.json": '{ "name": "a" }\n',
+    "packages/a/test.sh": '[ -f a.marker ] || exit 3\necho "a: ok"\n',
+    "packages/a/a.marker": "",
+    "packages/a/src/a.ts": "export const a = 1;\n",
+    "packages/b/package.json": '{ "name": "b" }\n',
+    "packages/b/test.sh": '[ -f b.marker ] || exit 3\necho "b: ok"\n',
+    "packages/b/b.marker": "",
+    "packages/b/src/b.ts": "export const b = 1;\n",
+  });
+  const root = configRoot({
+    "policies/pkg-tests.rhai": `const ID = "pkg-tests";
+const KIND = "verification";
+const PROJECT = #{ manifests: "packages/*/package.json" };
+const REQUIREMENTS = [ #{ id: "test", command: "sh test.sh", affects: "code" } ];
+
+fn code(path) { path.starts_with("src/") }
+`,
+  });
+  const b = realpathSync(join(repo, "packages/b"));
+  const runB = `cd ${b} && sh test.sh`;
+  const started = await start({
+    repo: join(repo, "packages/a"),
+    configRoot: root,
+    responses: [
+      toolUse(call("write", { path: "../b/src/b.ts", content: "export const b = 2;\n" }, { id: "W" })),
+      say("done"),
+      toolUse(call("bash", { command: runB }, { id: "V" })),
+      say("verified"),
+      say("never requested"),
+    ],
+  });
+  await started.session.prompt("change package b");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
+
+  const [gate, ...more] = gatesIn(started.contexts[2]);
+  assert.deepEqual(more, [], "one gate message");
+  assert.ok(gate?.includes("Outstanding for project `b`"), gate);
+  assert.ok(gate?.includes(`- \`sh test.sh\` in \`packages/b\`: run \`${runB}\``), gate);
+  assert.ok(!gate?.includes("`a`"), `a's instance is not armed: ${gate}`);
+
+  const status = (await command(started, "/hooks-status")).join("\n");
+  const lines = status.split("\n").map((line) => line.trim());
+  assert.ok(lines.some((line) => line.startsWith("pkg-tests/test@packages/b `sh test.sh`: passed")), status);
+  assert.ok(lines.some((line) => line.startsWith("pkg-tests/test@packages/a `sh test.sh`: inactive")), status);
+  assert.match(footer(started.ui) ?? "", /checks: 1 passed, 0 pending$/);
+  started.session.dispose();
+});

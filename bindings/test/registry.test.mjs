@@ -332,7 +332,8 @@ test("on the first run, with no config root, a session of the installed extensio
   const body = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
   assert.equal(result.isError, false);
   assert.match(body, /^Successfully wrote to src\/a\.ts\n\[pi-native-hooks\] The `write` call succeeded/);
-  const delivered = [...body.matchAll(/^- (\S+:\d+:\d+ \S+):/gm)].map((m) => m[1]);
+  // `rule (severity): message` heads a rule; its locations follow, indented, space-separated.
+  const delivered = [...body.matchAll(/^(\S+) \((?:warning|info|hint)\): .*\n {2}(\S+:\d+:\d+)$/gm)].map((m) => `${m[2]} ${m[1]}`);
   assert.deepEqual(delivered, ["src/a.ts:2:21 typescript-no-non-null-assertion-ts"]);
   assert.equal(contexts.length, 2, "no verification gate sent the model back");
   assert.equal(existsSync(join(HOME, ".config")), false, "the first run created no config");

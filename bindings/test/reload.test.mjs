@@ -58,3 +58,41 @@ test("/reload after breaking an armed policy: degraded, the check unknown; fixed
   assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   started.session.dispose();
 });
+
+test("/reload re-reads settings.toml: the reloaded continuation cap bounds the gate; a broken file keeps it", async () => {
+  const { repo, ...root } = project();
+  const settings = join(root.configRoot, "settings.toml");
+  const started = await start({
+    repo,
+    ...root,
+    responses: [
+      say("nothing to do"),
+      // after the reload: a relevant change, then the agent tries to stop twice
+      toolUse(write("W", "src/a.ts")),
+      say("done"),
+      say("still done"),
+      say("never requested"),
+    ],
+  });
+  await started.session.prompt("hello");
+  writeFileSync(settings, "[verification]\ncontinuation_cap = 1\n");
+  await started.session.reload();
+  assert.deepEqual(started.errors, []);
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.ok(status.includes("\n  verification.continuation_cap = 1, "), status);
+
+  await started.session.prompt("change the code");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 4, "one continuation, then the reloaded cap of 1 stops forcing");
+  assert.equal(footer(started.ui), `hooks: ${root.configRoot} · 0 diagnostics · checks: 0 passed, 1 pending · gate exhausted`);
+
+  writeFileSync(settings, "[verification\n");
+  await started.session.reload();
+  assert.deepEqual(started.errors, []);
+  const kept = (await command(started, "/hooks-status")).join("\n");
+  assert.ok(kept.includes(`settings: ${settings} (failed to load at /reload; the settings in force before /reload are kept)`), kept);
+  assert.ok(kept.includes("\n  verification.continuation_cap = 1, "), kept);
+  assert.match(kept, /settings problem: .*settings\.toml:1: not valid TOML: .*\(the settings in force before \/reload are kept\)/);
+  assert.match(footer(started.ui) ?? "", /degraded \(\/hooks-doctor\)$/);
+  started.session.dispose();
+});

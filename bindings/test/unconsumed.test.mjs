@@ -3,7 +3,7 @@
 // policy diagnostics, and `/hooks-doctor` lists it as consumed by no policy.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { assertRealUntouched, call, command, configRoot, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertRealUntouched, call, command, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -33,19 +33,18 @@ test("a rule no policy consumes is delivered in a Pi wave as its message and not
   assert.equal(written[0], "W");
   assert.equal(written[1], false, "the write stays a success");
   const lines = written[2].split("\n");
-  const at = lines.indexOf("- src/a.ts:1:1 no-var: Use `let` or `const` instead of `var`.");
+  const at = lines.indexOf("no-var (warning): Use `let` or `const` instead of `var`.");
   assert.ok(at >= 0, written[2]);
+  assert.equal(lines[at + 1], "  src/a.ts:1:1", written[2]);
   assert.equal(
-    lines[at + 1],
+    lines[at + 2],
     "  Fix: Replace `var` with `const`, or `let` when the variable is reassigned. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>",
     written[2],
   );
   // The built-in policy still speaks for its own rule, with its own guidance.
-  assert.ok(
-    lines.some((line) => line.startsWith("- src/a.ts:2:18 typescript-no-non-null-assertion-ts: ")),
-    written[2],
-  );
-  assert.equal(lines.filter((line) => line.startsWith("- ")).length, 2, written[2]);
+  assert.deepEqual(listedLocations(written[2], "typescript-no-non-null-assertion-ts"), ["src/a.ts:2:18"], written[2]);
+  assert.deepEqual(listedLocations(written[2], "no-var"), ["src/a.ts:1:1"], written[2]);
+  assert.equal(lines.filter((line) => /^\S+ \((warning|info|hint)\): /.test(line)).length, 2, written[2]);
 
   const doctor = (await command(started, "/hooks-doctor")).join("\n");
   assert.ok(

@@ -73,12 +73,15 @@ test("`cmd -- --flag` and a failing exit do not pass the check; only the newest 
   assert.deepEqual(started.errors, []);
   assert.equal(started.faux.state.callCount, 8);
   const notRun = gateMessage(repo, "not run since the relevant change at revision 1");
-  const failed = gateMessage(repo, "failed with exit code 1 at revision 1");
+  // A near miss never counts, and the gate says which command would have.
+  const nearMiss = `; the run in call F did not count: not the exact command: expected \`${CHECK}\` in ${repo}`;
+  const notExact = gateMessage(repo, `not run since the relevant change at revision 1${nearMiss}`);
+  const failed = gateMessage(repo, `failed with exit code 1 at revision 1${nearMiss}`);
   assert.deepEqual(gatesIn(started.contexts[2]), [notRun]);
-  assert.deepEqual(gatesIn(started.contexts[4]), [notRun], "the run with extra arguments did not count; the older gate message was pruned");
+  assert.deepEqual(gatesIn(started.contexts[4]), [notExact], "the run with extra arguments did not count; the older gate message was pruned");
   assert.deepEqual(gatesIn(started.contexts[6]), [failed], "the failing run counted as a failure; one gate message in context");
   assert.deepEqual(gatesIn(started.contexts[7]), [], "the passing run left no gate message in context");
-  assert.deepEqual(gateEntries(started.session.sessionManager), [[notRun, true], [notRun, true], [failed, true]], "the history keeps every gate message");
+  assert.deepEqual(gateEntries(started.session.sessionManager), [[notRun, true], [notExact, true], [failed, true]], "the history keeps every gate message");
   const results = toolResults(started.contexts[7]);
   assert.deepEqual(results.map(([id, isError]) => [id, isError]), [["W", false], ["F", false], ["X", true], ["P", false]]);
   assert.equal(results[2][2], "verify: failing\n\n\nCommand exited with code 1", "the failing result is Pi's own");

@@ -8,7 +8,7 @@
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
 use crate::analysis::AnalyzerKey;
-use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin};
+use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin, SettingsProblem};
 use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use crate::verification::{
@@ -157,8 +157,8 @@ pub struct SettingsStatus {
     pub continuation_cap: u32,
     /// `waves.timeout_ms`.
     pub wave_timeout_ms: u64,
-    /// `diagnostic_block.max_lines`.
-    pub block_max_lines: usize,
+    /// `diagnostic_block.max_tokens`.
+    pub block_max_tokens: usize,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: usize,
     /// `tools.read_only`: the tools declared read-only besides the built-in ones.
@@ -191,7 +191,7 @@ impl SettingsStatus {
             origin: loaded.origin.to_string(),
             continuation_cap: in_force.continuation_cap,
             wave_timeout_ms: u64::try_from(in_force.wave_timeout.as_millis()).unwrap_or(u64::MAX),
-            block_max_lines: in_force.diagnostic_block.max_lines,
+            block_max_tokens: in_force.diagnostic_block.max_tokens,
             block_max_line_chars: in_force.diagnostic_block.max_line_chars,
             read_only_tools: in_force.read_only_tools.iter().cloned().collect(),
             shell_tools: in_force
@@ -204,6 +204,32 @@ impl SettingsStatus {
                 .collect(),
             problems: loaded.problems.iter().map(ToString::to_string).collect(),
         }
+    }
+
+    /// The status after a `/reload` that found the settings file unusable as a whole: `in_force`
+    /// holds the values from before the reload, and the origin and the file's problems say so
+    /// instead of claiming the defaults.
+    pub fn kept_on_reload(loaded: &LoadedSettings, in_force: &Settings) -> Self {
+        const KEPT: &str = "the settings in force before /reload are kept";
+        let mut status = Self::of(loaded, in_force);
+        status.origin = format!("{} (failed to load at /reload; {KEPT})", loaded.origin);
+        status.problems = loaded
+            .problems
+            .iter()
+            .map(|problem| match problem {
+                SettingsProblem::Trust(error) => format!("{error} ({KEPT})"),
+                SettingsProblem::Syntax {
+                    path,
+                    line,
+                    message,
+                } => format!(
+                    "{}:{line}: not valid TOML: {message} ({KEPT})",
+                    path.display()
+                ),
+                SettingsProblem::Key { .. } => problem.to_string(),
+            })
+            .collect();
+        status
     }
 }
 
@@ -345,10 +371,14 @@ impl VerificationStatus {
             projects: projects
                 .matched
                 .iter()
-                .map(|MatchedPolicy { policy, identity }| MatchedProject {
-                    policy: policy.clone(),
-                    project: identity.clone(),
-                })
+                .map(
+                    |MatchedPolicy {
+                         policy, identity, ..
+                     }| MatchedProject {
+                        policy: policy.clone(),
+                        project: identity.clone(),
+                    },
+                )
                 .collect(),
             project_problems: projects.problems.iter().map(ToString::to_string).collect(),
             workspace,

@@ -142,8 +142,8 @@ pub struct SettingsStatus {
     pub continuation_cap: u32,
     /// `waves.timeout_ms`.
     pub wave_timeout_ms: f64,
-    /// `diagnostic_block.max_lines`.
-    pub block_max_lines: u32,
+    /// `diagnostic_block.max_tokens`.
+    pub block_max_tokens: u32,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: u32,
     /// `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins.
@@ -163,7 +163,7 @@ impl From<model::SettingsStatus> for SettingsStatus {
             origin: settings.origin,
             continuation_cap: settings.continuation_cap,
             wave_timeout_ms: num(settings.wave_timeout_ms),
-            block_max_lines: small(settings.block_max_lines),
+            block_max_tokens: small(settings.block_max_tokens),
             block_max_line_chars: small(settings.block_max_line_chars),
             read_only_tools: settings.read_only_tools,
             shell_tools: settings
@@ -372,6 +372,9 @@ pub struct RequirementKey {
     pub policy: String,
     /// The requirement id within it.
     pub id: String,
+    /// The project directory (relative to the repository root) of a `PROJECT.manifests` glob's
+    /// match; absent for a one-project policy.
+    pub instance: Option<String>,
 }
 
 /// One requirement.
@@ -409,6 +412,7 @@ impl From<model::RequirementStatus> for RequirementStatus {
             key: RequirementKey {
                 policy: status.key.policy.into(),
                 id: status.key.id,
+                instance: status.key.instance.map(String::from),
             },
             project: status.project.into(),
             command: status.command,

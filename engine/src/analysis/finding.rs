@@ -75,6 +75,9 @@ pub struct FindingFix {
     /// The hash of the file text the fix was computed on: it applies to those bytes only.
     #[serde(skip)]
     pub content: ContentHash,
+    /// The length in bytes of that text: a file of another length has changed, and is not read.
+    #[serde(skip)]
+    pub content_len: usize,
 }
 
 /// A normalized finding. Ordering is deterministic: path, range, rule.

@@ -28,6 +28,7 @@
 //! parse); the edit hint does not reproduce the new text.
 
 use super::finding::Finding;
+use super::prefilter::{NodeCheck, Occurrences, Prefilter};
 use super::rules::RuleSet;
 use super::scan::{Content, SUPPRESSION_MARKER, finding, index_by_kind, language_of};
 use super::tree_cache::{HeldFile, KeyedFinding, NodeKey};
@@ -290,6 +291,53 @@ fn reparse(lang: SupportLang, text: &str, old: &Tree) -> Option<Tree> {
     })
 }
 
+/// What the literal pre-filters (see [`super::prefilter`]) let each rule of an `applicable` list
+/// try in one text. Rule indexes stay those of the unfiltered list, which the held findings' keys
+/// use: a rule the text lacks the literals of is kept, and simply tries no node.
+struct Filters<'a>(Vec<RuleFilter<'a>>);
+
+/// One rule's pre-filter in one text.
+enum RuleFilter<'a> {
+    /// The text holds none of the literals the rule needs: it matches nowhere.
+    Off,
+    /// The rule may match only a node holding one of its node literals.
+    Nodes(NodeCheck<'a>),
+    /// No literal condition: every node of the rule's kinds is tried.
+    All,
+}
+
+impl<'a> Filters<'a> {
+    fn new(
+        prefilter: &Prefilter,
+        applicable: &[&RuleConfig<SupportLang>],
+        found: &'a Occurrences,
+    ) -> Self {
+        Filters(
+            applicable
+                .iter()
+                .map(|rule| {
+                    if !prefilter.file_may_match(&rule.id, found) {
+                        RuleFilter::Off
+                    } else if let Some(check) = prefilter.node_check(&rule.id, found) {
+                        RuleFilter::Nodes(check)
+                    } else {
+                        RuleFilter::All
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether rule `index` may match a node spanning `range`.
+    fn may_try(&self, index: usize, range: std::ops::Range<usize>) -> bool {
+        match &self.0[index] {
+            RuleFilter::Off => false,
+            RuleFilter::Nodes(check) => check.may_match(range),
+            RuleFilter::All => true,
+        }
+    }
+}
+
 /// Analyzes `text` (hashed to `content`) as `path`'s new content, incrementally from `previous`
 /// when it allows, otherwise in full. `hint` is the `edit` call that produced it, if known.
 #[allow(clippy::too_many_arguments)]
@@ -327,6 +375,7 @@ pub(crate) fn analyze(
                     .collect::<Vec<_>>(),
                 path,
                 hash: &Content::new(Some(content)),
+                prefilter: rules.prefilter(),
             };
             incremental(&target, root, content, &previous, &placement)
         }
@@ -346,8 +395,18 @@ fn full(
 ) -> Analyzed {
     let text = root.get_text();
     let hash = Content::new(Some(content));
+    let prefilter = rules.prefilter();
+    let found = prefilter.occurrences(text);
     let (findings, keyed) = if text.contains(SUPPRESSION_MARKER) {
-        let mut combined = CombinedScan::new(applicable.to_vec());
+        // A rule without a match changes nothing in `CombinedScan` (a suppression counts as used
+        // only when it suppresses a match), so the rules the text lacks the literals of are left out.
+        let mut combined = CombinedScan::new(
+            applicable
+                .iter()
+                .copied()
+                .filter(|rule| prefilter.file_may_match(&rule.id, &found))
+                .collect(),
+        );
         combined.set_unused_suppression_rule(rules.unused_suppression());
         let mut findings = Vec::new();
         for (rule, matches) in combined.scan(&root, false).matches {
@@ -362,8 +421,11 @@ fn full(
     } else {
         let mut keyed = Vec::new();
         let by_kind = index_by_kind(applicable);
+        let filters = Filters::new(prefilter, applicable, &found);
         for node in root.root().dfs() {
-            match_node(applicable, &by_kind, path, text, &hash, &node, &mut keyed);
+            match_node(
+                applicable, &by_kind, &filters, path, text, &hash, &node, &mut keyed,
+            );
         }
         keyed.sort_by(|a, b| a.finding.cmp(&b.finding));
         let findings = keyed.iter().map(|k| k.finding.clone()).collect();
@@ -380,10 +442,12 @@ fn full(
     }
 }
 
-/// Matches the rules of `by_kind` on `node`, or only those among `only` when given.
+/// Matches the rules of `by_kind` that `filters` let try `node` on it.
+#[allow(clippy::too_many_arguments)]
 fn match_node(
     applicable: &[&RuleConfig<SupportLang>],
     by_kind: &[Vec<usize>],
+    filters: &Filters<'_>,
     path: &str,
     text: &str,
     hash: &Content,
@@ -394,6 +458,9 @@ fn match_node(
         return;
     };
     for &index in candidates {
+        if !filters.may_try(index, node.range()) {
+            continue;
+        }
         let rule = applicable[index];
         if let Some(matched) = rule.matcher.match_node(node.clone()) {
             let range = node.range();
@@ -474,7 +541,7 @@ fn incremental(
         target.reaches,
         &rematched,
         placement,
-        content,
+        (content, root.get_text().len()),
         &mut fresh,
     );
     fresh.sort_by(|a, b| a.finding.cmp(&b.finding));
@@ -528,6 +595,7 @@ struct Target<'a> {
     reaches: &'a [Option<usize>],
     path: &'a str,
     hash: &'a Content,
+    prefilter: &'a Prefilter,
 }
 
 /// Matches again, in the new tree, every rule whose reach is unbounded on every node, and every
@@ -540,6 +608,8 @@ fn rematch(
 ) -> (Vec<KeyedFinding>, HashSet<NodeKey>) {
     let text = root.get_text();
     let by_kind = index_by_kind(target.applicable);
+    let found = target.prefilter.occurrences(text);
+    let filters = Filters::new(target.prefilter, target.applicable, &found);
     let mut fresh = Vec::new();
     let unbounded: Vec<Vec<usize>> = by_kind
         .iter()
@@ -553,6 +623,7 @@ fn rematch(
             match_node(
                 target.applicable,
                 &unbounded,
+                &filters,
                 target.path,
                 text,
                 target.hash,
@@ -582,6 +653,9 @@ fn rematch(
             if level > 0 {
                 rematched.insert(key);
             }
+            if !filters.may_try(index, range) {
+                continue;
+            }
             let rule = target.applicable[index];
             if let Some(matched) = rule.matcher.match_node(node.clone()) {
                 let finding = finding(rule, target.path, &matched, text, target.hash);
@@ -604,13 +678,13 @@ fn rematch(
 }
 
 /// Adds to `fresh` the held findings of nodes that were not matched again, shifted to the new
-/// text (whose bytes hash to `content`).
+/// text (whose bytes hash to, and are as long as, `content`).
 fn keep_previous(
     previous: &[KeyedFinding],
     reaches: &[Option<usize>],
     rematched: &HashSet<NodeKey>,
     placement: &Placement,
-    content: ContentHash,
+    content: (ContentHash, usize),
     fresh: &mut Vec<KeyedFinding>,
 ) {
     for old in previous {
@@ -645,7 +719,7 @@ fn keep_previous(
                 fix.bytes.end = shift(fix.bytes.end);
                 shift_lines(&mut fix.range, placement.line_shift);
             }
-            fix.content = content;
+            (fix.content, fix.content_len) = content;
         }
         fresh.push(KeyedFinding { key, finding });
     }

@@ -4,6 +4,7 @@
 mod cache;
 pub mod finding;
 pub mod incremental;
+pub mod prefilter;
 pub mod rules;
 pub mod scan;
 pub mod snapshot;

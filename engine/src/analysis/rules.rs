@@ -3,6 +3,7 @@
 //! Tsx. The language and severity are checked before a rule is compiled, because ast-grep panics at
 //! run time on a language whose parser is not compiled in.
 
+use super::prefilter::{Prefilter, RuleNeeds};
 use crate::config::{ConfigFile, ConfigProblem, ConfigSource, builtin, project};
 use ast_grep_config::{
     CombinedScan, DeserializeEnv, GlobalRules, RuleCollection, RuleConfig, SerializableGlobalRule,
@@ -95,6 +96,8 @@ pub struct RuleSet {
     collection: RuleCollection<SupportLang>,
     unused_suppression: RuleConfig<SupportLang>,
     ids: Vec<String>,
+    /// The literals each rule needs, checked before its matcher runs.
+    prefilter: Prefilter,
 }
 
 /// The result of loading rule files: the rules that compiled, and an error per file that did not.
@@ -272,6 +275,7 @@ impl RuleSet {
         }
         let mut ids: Vec<String> = compiled.iter().map(|r| r.id.clone()).collect();
         ids.sort();
+        let mut prefilter = Prefilter::new(compiled.iter().map(|r| (r.id.as_str(), &r.rule)));
         let collection = match RuleCollection::try_new(compiled) {
             Ok(collection) => collection,
             Err(error) => {
@@ -279,6 +283,7 @@ impl RuleSet {
                     message: format!("invalid `files`/`ignores` glob: {error}"),
                 });
                 ids.clear();
+                prefilter = Prefilter::none();
                 RuleCollection::default()
             }
         };
@@ -289,6 +294,7 @@ impl RuleSet {
                 collection,
                 unused_suppression,
                 ids,
+                prefilter,
             },
             errors,
         }
@@ -311,6 +317,25 @@ impl RuleSet {
     /// Calls `f` with every loaded rule.
     pub(crate) fn for_each_rule(&self, f: impl FnMut(&RuleConfig<SupportLang>)) {
         self.collection.for_each_rule(f);
+    }
+
+    /// The same rules with every rule's matcher tried on every node of its kinds: what the literal
+    /// pre-filters are checked against (they must never change a finding).
+    #[must_use]
+    pub fn without_prefilters(mut self) -> Self {
+        self.prefilter = Prefilter::none();
+        self
+    }
+
+    /// The literals rule `id` needs (in a node it matches, in a file it matches in), as derived
+    /// from its `regex:` constraints; empty for a rule without such a condition.
+    pub fn prefilter_needs(&self, id: &str) -> RuleNeeds {
+        self.prefilter.needs(id)
+    }
+
+    /// The literal pre-filters of these rules.
+    pub(crate) fn prefilter(&self) -> &Prefilter {
+        &self.prefilter
     }
 
     /// The hint rule ast-grep uses for unused `ast-grep-ignore` comments.

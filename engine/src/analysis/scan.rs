@@ -688,17 +688,33 @@ impl Content {
 
 /// Parses `text` (whose bytes hash to `content`) once and applies every rule for `path`.
 ///
-/// A file that mentions no suppression comment is matched in one traversal that visits only the
-/// nodes some rule can match (by AST kind). Otherwise ast-grep's own `CombinedScan` runs, so
+/// Rules are first narrowed by their literal pre-filters (see [`super::prefilter`]): a rule is
+/// applied only to a file holding one of the literals it needs. A file that mentions no
+/// suppression comment is then matched in one traversal that visits only the nodes some rule can
+/// match (by AST kind), handing a rule only the nodes that hold one of its node literals; with no
+/// rule left it is not even parsed. Otherwise ast-grep's own `CombinedScan` runs, so
 /// suppressions and unused-suppression hints behave exactly as in the ast-grep CLI.
 fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> Vec<Finding> {
     let Some(lang) = language_of(path) else {
         return Vec::new();
     };
+    // A rule none of whose literals occurs in the text cannot match it: it is not applied. (In
+    // `CombinedScan` a rule without a match changes nothing either: a suppression counts as used
+    // only when it suppresses a match.)
+    let prefilter = rules.prefilter();
+    let found = prefilter.occurrences(text);
+    let applicable: Vec<_> = rules
+        .rules_for(Path::new(path), lang)
+        .into_iter()
+        .filter(|rule| prefilter.file_may_match(&rule.id, &found))
+        .collect();
+    let suppressions = text.contains(SUPPRESSION_MARKER);
+    if applicable.is_empty() && !suppressions {
+        return Vec::new();
+    }
     let grep = lang.ast_grep(text);
-    let applicable = rules.rules_for(Path::new(path), lang);
     let mut findings = Vec::new();
-    if text.contains(SUPPRESSION_MARKER) {
+    if suppressions {
         let mut combined = CombinedScan::new(applicable);
         combined.set_unused_suppression_rule(rules.unused_suppression());
         for (rule, matches) in combined.scan(&grep, false).matches {
@@ -710,11 +726,22 @@ fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> V
         }
     } else {
         let by_kind = index_by_kind(&applicable);
+        let checks: Vec<_> = applicable
+            .iter()
+            .map(|rule| prefilter.node_check(&rule.id, &found))
+            .collect();
         for node in grep.root().dfs() {
             let Some(candidates) = by_kind.get(usize::from(node.kind_id())) else {
                 continue;
             };
             for &index in candidates {
+                // A node that holds none of the literals the rule needs is not tried.
+                if checks[index]
+                    .as_ref()
+                    .is_some_and(|check| !check.may_match(node.range()))
+                {
+                    continue;
+                }
                 let rule = applicable[index];
                 if let Some(matched) = rule.matcher.match_node(node.clone()) {
                     findings.push(finding(rule, path, &matched, text, content));
@@ -808,6 +835,7 @@ fn fix(
         bytes,
         text: replacement,
         content: content.of(text),
+        content_len: text.len(),
     }))
 }
 

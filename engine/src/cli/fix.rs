@@ -204,14 +204,17 @@ fn write_fixed(root: &Path, path: &str, fixes: &[&FindingFix]) -> Result<(), Fix
     let Some(first) = fixes.first() else {
         return Ok(());
     };
-    let expected = first.content;
-    if fixes.iter().any(|fix| fix.content != expected) {
+    let (expected, expected_len) = (first.content, first.content_len);
+    if fixes
+        .iter()
+        .any(|fix| fix.content != expected || fix.content_len != expected_len)
+    {
         return Err(FixError::Changed {
             path: path.to_owned(),
         });
     }
     let (dir, name) = open_parent(root, path)?;
-    let (text, stat) = read_regular(&dir, name, path)?;
+    let (text, stat) = read_regular(&dir, name, path, expected_len)?;
     if ContentHash::of(&text) != expected {
         return Err(FixError::Changed {
             path: path.to_owned(),
@@ -237,7 +240,7 @@ fn write_fixed(root: &Path, path: &str, fixes: &[&FindingFix]) -> Result<(), Fix
         .map_err(io)
         .and_then(|()| {
             // The last look before the rename: still the same file, still the same bytes.
-            let (now, now_stat) = read_regular(&dir, name, path)?;
+            let (now, now_stat) = read_regular(&dir, name, path, expected_len)?;
             if now_stat.st_ino != stat.st_ino
                 || now_stat.st_dev != stat.st_dev
                 || ContentHash::of(&now) != expected
@@ -315,16 +318,35 @@ fn open_parent<'p>(root: &Path, path: &'p str) -> Result<(OwnedFd, &'p OsStr), F
     Ok((dir, OsStr::new(name)))
 }
 
-/// The bytes and `fstat` of the regular file `name` in `dir`, never through a symlink.
-fn read_regular(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<(Vec<u8>, FileStat), FixError> {
+/// The bytes and `fstat` of the regular file `name` in `dir`, never through a symlink. Only a
+/// file of the analyzed length `expected_len` is read, and never more than that: a file that grew
+/// since it was analyzed (to 4 GiB, say) is `Changed` without costing its size in memory.
+fn read_regular(
+    dir: &OwnedFd,
+    name: &OsStr,
+    path: &str,
+    expected_len: usize,
+) -> Result<(Vec<u8>, FileStat), FixError> {
     let io = |error: std::io::Error| FixError::Io {
         path: path.to_owned(),
         error,
     };
     match safe_open::open_at(dir.as_fd(), Path::new(name)).map_err(io)? {
-        Opened::Regular { mut file, stat } => {
-            let mut bytes = Vec::with_capacity(usize::try_from(stat.st_size).unwrap_or(0));
-            file.read_to_end(&mut bytes).map_err(io)?;
+        Opened::Regular { file, stat } => {
+            let changed = || FixError::Changed {
+                path: path.to_owned(),
+            };
+            if usize::try_from(stat.st_size).ok() != Some(expected_len) {
+                return Err(changed());
+            }
+            // One byte more than expected tells a file that grew after the `fstat`.
+            let mut bytes = Vec::with_capacity(expected_len);
+            file.take(expected_len as u64 + 1)
+                .read_to_end(&mut bytes)
+                .map_err(io)?;
+            if bytes.len() != expected_len {
+                return Err(changed());
+            }
             Ok((bytes, stat))
         }
         Opened::Other {
@@ -414,6 +436,7 @@ mod tests {
                 },
                 text: text.to_owned(),
                 content: ContentHash(0),
+                content_len: 4,
             })),
         }
     }
@@ -448,13 +471,13 @@ mod tests {
         assert_eq!(rewrite(b"aabbcc", &kept), b"bcc");
     }
 
-    /// A snapshot of `path` whose one fix replaces bytes `0..2` by `X` in a text hashing to
-    /// `content`.
-    fn snapshot(path: &str, content: ContentHash) -> AnalysisSnapshot {
+    /// A snapshot of `path` whose one fix replaces bytes `0..2` by `X` in the text `analyzed`.
+    fn snapshot(path: &str, analyzed: &[u8]) -> AnalysisSnapshot {
         let mut finding = finding("r", 0, 2, (0, 2), "X");
         finding.path = path.to_owned();
         if let Some(fix) = finding.fix.as_mut() {
-            fix.content = content;
+            fix.content = ContentHash::of(analyzed);
+            fix.content_len = analyzed.len();
         }
         AnalysisSnapshot {
             findings: vec![finding],
@@ -466,7 +489,7 @@ mod tests {
     fn a_file_that_changed_since_it_was_analyzed_is_not_written() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("a.ts"), "ab;\n").expect("write");
-        let stale = snapshot("a.ts", ContentHash::of(b"aa;\n"));
+        let stale = snapshot("a.ts", b"aa;\n");
         let report = apply(dir.path(), &stale);
         assert_eq!((report.applied, report.files), (0, 0));
         assert!(
@@ -477,7 +500,7 @@ mod tests {
         let text = std::fs::read_to_string(dir.path().join("a.ts")).expect("read");
         assert_eq!(text, "ab;\n");
 
-        let fresh = snapshot("a.ts", ContentHash::of(b"ab;\n"));
+        let fresh = snapshot("a.ts", b"ab;\n");
         let report = apply(dir.path(), &fresh);
         assert_eq!(
             (report.applied, report.files),
@@ -490,12 +513,33 @@ mod tests {
     }
 
     #[test]
+    fn a_file_grown_since_it_was_analyzed_is_not_read_nor_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("a.ts");
+        std::fs::write(&path, "ab;\n").expect("write");
+        // Sparse: 4 GiB on disk costs nothing, and would cost 4 GiB of memory if it were read.
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .expect("open");
+        file.set_len(4 << 30).expect("set_len");
+        let report = apply(dir.path(), &snapshot("a.ts", b"ab;\n"));
+        assert_eq!((report.applied, report.files), (0, 0));
+        assert!(
+            matches!(report.problems.as_slice(), [FixError::Changed { path }] if path == "a.ts"),
+            "{:?}",
+            report.problems
+        );
+        assert_eq!(std::fs::metadata(&path).expect("stat").len(), 4 << 30);
+    }
+
+    #[test]
     fn a_directory_a_fifo_or_a_path_leaving_the_root_is_not_written() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("d.ts")).expect("mkdir");
         nix::unistd::mkfifo(&dir.path().join("p.ts"), nix::sys::stat::Mode::S_IRWXU)
             .expect("mkfifo");
-        let content = ContentHash::of(b"");
+        let content = b"";
         let report = apply(dir.path(), &snapshot("d.ts", content));
         assert!(
             matches!(report.problems.as_slice(), [FixError::NotRegular { .. }]),

@@ -7,7 +7,9 @@
 //!   last analyzed; only introduced findings are listed, pre-existing ones counted per file.
 //! * [`memory`]: what was delivered per file, so only new or changed diagnostics are sent, resolved
 //!   ones are forgotten and a file no wave touched is never reported again.
-//! * [`render`]: the short, line-capped block appended to the carrier's tool result.
+//! * [`render`]: the block appended to the carrier's tool result, grouped by rule and bounded in
+//!   model tokens.
+//! * [`tokens`]: the block's measure, `o200k_base` tokens.
 //!
 //! Delivery is pure: the wave coordinator decides which call carries the block and feeds the
 //! analysis results in; nothing here touches the file system or the clock.
@@ -18,6 +20,7 @@ pub mod memory;
 pub mod render;
 #[cfg(test)]
 mod test_support;
+pub mod tokens;
 
 pub use fingerprint::{FindingIndex, Fingerprint, KeyedDiagnostic};
 pub use introduced::{

@@ -1,23 +1,34 @@
 //! Owns the model-facing block: one short text appended to the carrier's tool result. It says
-//! plainly that the call's own result stands, lists each new diagnostic with its location, the
-//! guidance once per rule and the suppression form, is capped in lines with a count of what was
-//! left out, and adds one warning line whenever the check was incomplete, so a short or empty
-//! list is never mistaken for a clean scan. Verbose detail belongs to the status, not here.
+//! plainly that the call's own result stands, then groups the new diagnostics by rule: one header
+//! per rule (rule id, severity, its message once), the rule's locations compactly in natural path
+//! order, each diagnostic whose message differs from the header's on a line of its own, and the
+//! guidance once with the suppression form. It adds one warning line whenever the check was
+//! incomplete, so a short or empty list is never mistaken for a clean scan.
+//!
+//! The block is bounded in model tokens ([`super::tokens`]): every finding's location is listed
+//! before any guidance, guidance before the per-file counts of pre-existing findings, and what
+//! does not fit is named in a closing line (how many findings, in which files, and that they are
+//! listed again when a later step changes those files), never cut silently. The header, that
+//! closing line and the warning are always shown.
 //!
 //! Nothing in the block is taken raw: file names, rule ids and the tool name are escaped
 //! ([`crate::text`]) so a name cannot start a line of its own; messages and guidance have their
 //! whitespace collapsed to single spaces (a diagnostic is one line) and any other control or
-//! bidirectional character escaped.
+//! bidirectional character escaped; every line is cut at a character cap.
 
+use super::tokens;
 use crate::policy::PolicyDiagnostic;
 use crate::text::{Escaped, escape};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Bounds on the block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RenderLimits {
-    /// Lines in the whole block, header and warning included (at least 3 are used).
-    pub max_lines: usize,
+    /// `o200k_base` tokens in the whole block. The header, the line naming what was left out and
+    /// the warning are shown even when they alone exceed it.
+    pub max_tokens: usize,
     /// Characters per line; longer messages and guidance are cut with `…`.
     pub max_line_chars: usize,
 }
@@ -25,7 +36,7 @@ pub struct RenderLimits {
 impl Default for RenderLimits {
     fn default() -> Self {
         Self {
-            max_lines: 20,
+            max_tokens: 1_000,
             max_line_chars: 400,
         }
     }
@@ -98,18 +109,24 @@ impl Warnings {
 pub struct Block {
     /// The text to append to the carrier's content.
     pub text: String,
-    /// Indices (into the rendered slice) of the diagnostics the text shows.
+    /// Indices (into the rendered slice) of the diagnostics the text lists, in the order listed.
     pub shown: Vec<usize>,
-    /// How many diagnostics were left out by the line cap.
+    /// How many diagnostics were left out by the token budget.
     pub omitted: usize,
+    /// The text's size in `o200k_base` tokens.
+    pub tokens: usize,
 }
+
+/// The most files the closing line names; the others are counted.
+const NAMED_LEFT_OUT_FILES: usize = 5;
 
 /// Renders `diagnostics` (already selected as new) for `carrier`. `None` when there is nothing
 /// to say: no diagnostic and a complete check.
 ///
 /// `pre_existing` lists, per file, how many diagnostics were left out because the file already
 /// held those findings before the wave; each becomes one `+N pre-existing findings in <file> not
-/// shown` line (files beyond the line cap share one line). They never make a block on their own.
+/// shown` line while the budget allows, the rest sharing one line. They never make a block on
+/// their own.
 pub fn render(
     carrier: CarrierInfo<'_>,
     diagnostics: &[&PolicyDiagnostic],
@@ -121,117 +138,284 @@ pub fn render(
     if diagnostics.is_empty() && warning.is_none() {
         return None;
     }
-    let pre_existing: Vec<(&str, usize)> = pre_existing
+    let mut pre_existing: Vec<(&str, usize)> = pre_existing
         .iter()
         .copied()
         .filter(|(_, n)| *n > 0)
         .collect();
-    let width = limits.max_line_chars.max(40);
-    let mut lines = vec![header(carrier, !diagnostics.is_empty())];
-    let cap = limits.max_lines.max(3);
-    let base = cap.saturating_sub(1 + usize::from(warning.is_some()));
-    // One line is kept for the pre-existing counts when the diagnostics leave any room at all.
-    let reserved = usize::from(!pre_existing.is_empty() && base >= 2);
-    let budget = base - reserved;
-    let groups = groups(diagnostics);
-    let shown = fit(&groups, budget);
-    let mut shown_indices = Vec::new();
-    for (group, take) in groups.iter().zip(&shown) {
-        if *take == 0 {
-            continue;
-        }
-        for &index in &group.members[..*take] {
-            let d = diagnostics[index];
-            let line = format!(
-                "- {}:{}:{} {}: {}",
-                Escaped(&d.path),
-                d.line,
-                d.column,
-                Escaped(&d.rule),
-                d.message
-            );
-            lines.push(one_line(&line, width));
-            shown_indices.push(index);
-        }
-        lines.push(one_line(&guidance_line(group.lead(diagnostics)), width));
+    pre_existing.sort_by(|a, b| natural_cmp(a.0, b.0));
+    let layout = Layout {
+        carrier,
+        diagnostics,
+        groups: groups(diagnostics),
+        pre_existing,
+        warning,
+        width: limits.max_line_chars.max(40),
+    };
+    let units = layout.units();
+    // The most units that fit, by bisection over whole renders, each counted exactly. A block
+    // with more units is longer but for the closing lines it sheds (a few tokens), so the prefix
+    // found may be a unit short of the longest that fits; it never exceeds the budget.
+    let fits = |k: usize| {
+        let text = layout.text(k);
+        let tokens = tokens::count(&text);
+        (tokens <= limits.max_tokens).then_some((text, tokens))
+    };
+    let (mut low, mut high) = (0, units.min(limits.max_tokens));
+    // The common case, everything fits, costs one render.
+    if fits(high).is_some() {
+        low = high;
     }
-    let omitted = diagnostics.len() - shown_indices.len();
-    if omitted > 0 {
-        lines.push(format!(
-            "({omitted} more {} omitted; see the pi-native-hooks status.)",
-            if omitted == 1 {
-                "diagnostic"
-            } else {
-                "diagnostics"
-            }
-        ));
+    while low < high {
+        let mid = low + (high - low).div_ceil(2);
+        if fits(mid).is_some() {
+            low = mid;
+        } else {
+            high = mid - 1;
+        }
     }
-    let left = cap.saturating_sub(lines.len() + usize::from(warning.is_some()));
-    lines.extend(
-        pre_existing_lines(&pre_existing, left)
-            .iter()
-            .map(|line| one_line(line, width)),
-    );
-    lines.extend(warning);
+    let (text, tokens) = loop {
+        if let Some(found) = fits(low) {
+            break found;
+        }
+        if low == 0 {
+            let text = layout.text(0);
+            let tokens = tokens::count(&text);
+            break (text, tokens);
+        }
+        low -= 1;
+    };
+    let shown = layout.listed(low);
     Some(Block {
-        text: lines.join("\n"),
-        shown: shown_indices,
-        omitted,
+        omitted: diagnostics.len() - shown.len(),
+        shown,
+        text,
+        tokens,
     })
 }
 
-/// The pre-existing counts in at most `room` lines: one per file, the files that do not fit
-/// sharing the last line.
-fn pre_existing_lines(files: &[(&str, usize)], room: usize) -> Vec<String> {
-    let findings = |n: usize| if n == 1 { "finding" } else { "findings" };
-    if files.is_empty() || room == 0 {
-        return Vec::new();
-    }
-    let own = if files.len() <= room {
-        files.len()
-    } else {
-        room - 1
-    };
-    let mut lines: Vec<String> = files[..own]
-        .iter()
-        .map(|(path, n)| {
-            format!(
-                "+{n} pre-existing {} in {} not shown",
-                findings(*n),
-                Escaped(path)
-            )
-        })
-        .collect();
-    let rest = &files[own..];
-    if !rest.is_empty() {
-        let n: usize = rest.iter().map(|(_, n)| n).sum();
-        let more = if own == 0 { "" } else { "other " };
-        lines.push(format!(
-            "+{n} pre-existing {} in {} {more}files not shown",
-            findings(n),
-            rest.len()
-        ));
-    }
-    lines
+/// Diagnostics sharing policy, rule, severity and guidance, listed under one header.
+struct Group {
+    /// Members in natural path order, then line and column.
+    members: Vec<usize>,
+    /// The header's message: the one most members share (the first such in order).
+    message: String,
 }
 
-fn header(carrier: CarrierInfo<'_>, has_diagnostics: bool) -> String {
-    let status = if carrier.is_error {
-        format!(
-            "[pi-native-hooks] The `{}` call's result above is unchanged.",
-            Escaped(carrier.tool)
-        )
-    } else {
-        format!(
-            "[pi-native-hooks] The `{}` call succeeded; its result above is unchanged.",
-            Escaped(carrier.tool)
-        )
-    };
-    if has_diagnostics {
-        format!("{status} New lint diagnostics in files changed by this step:")
-    } else {
-        status
+struct Layout<'a> {
+    carrier: CarrierInfo<'a>,
+    diagnostics: &'a [&'a PolicyDiagnostic],
+    groups: Vec<Group>,
+    pre_existing: Vec<(&'a str, usize)>,
+    warning: Option<String>,
+    width: usize,
+}
+
+impl Layout<'_> {
+    /// Units in priority order: each diagnostic's location (group by group), then each group's
+    /// guidance, then each file's pre-existing count.
+    fn units(&self) -> usize {
+        self.diagnostics.len() + self.groups.len() + self.pre_existing.len()
     }
+
+    /// The diagnostics listed when `k` units are included, in the order listed.
+    fn listed(&self, k: usize) -> Vec<usize> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.members.iter().copied())
+            .take(k)
+            .collect()
+    }
+
+    /// The block with the first `k` units.
+    fn text(&self, k: usize) -> String {
+        let n = self.diagnostics.len();
+        let mut locations = k.min(n);
+        let guidance = k.saturating_sub(n).min(self.groups.len());
+        let counts = k.saturating_sub(n + self.groups.len());
+        let mut lines = vec![self.header()];
+        for (index, group) in self.groups.iter().enumerate() {
+            let take = group.members.len().min(locations);
+            locations -= take;
+            if take == 0 {
+                break;
+            }
+            self.group_lines(group, &group.members[..take], &mut lines);
+            if index < guidance {
+                lines.push(self.cut(&guidance_line(self.diagnostics[group.members[0]])));
+            }
+        }
+        let listed = k.min(n);
+        if listed < n || guidance < self.groups.len() {
+            lines.extend(self.left_out(k.min(n), guidance));
+        }
+        lines.extend(self.pre_existing_lines(counts));
+        lines.extend(self.warning.clone());
+        lines.join("\n")
+    }
+
+    fn header(&self) -> String {
+        let tool = Escaped(self.carrier.tool);
+        let status = if self.carrier.is_error {
+            format!("[pi-native-hooks] The `{tool}` call's result above is unchanged.")
+        } else {
+            format!("[pi-native-hooks] The `{tool}` call succeeded; its result above is unchanged.")
+        };
+        let line = if self.diagnostics.is_empty() {
+            status
+        } else {
+            format!("{status} New lint diagnostics:")
+        };
+        self.cut(&line)
+    }
+
+    /// The rule's header, its locations with the header's message (space-separated, wrapped at
+    /// the line width),
+    /// then one line per diagnostic with a message of its own.
+    fn group_lines(&self, group: &Group, members: &[usize], lines: &mut Vec<String>) {
+        let lead = self.diagnostics[group.members[0]];
+        lines.push(self.cut(&format!(
+            "{} ({}): {}",
+            Escaped(&lead.rule),
+            lead.severity,
+            group.message
+        )));
+        let mut row = String::new();
+        let mut own = Vec::new();
+        for &index in members {
+            let d = self.diagnostics[index];
+            let location = location(d);
+            if d.message != group.message {
+                own.push(self.cut(&format!("  {location}: {}", d.message)));
+                continue;
+            }
+            if !row.is_empty() && row.chars().count() + 1 + location.chars().count() > self.width {
+                lines.push(self.cut(&row));
+                row.clear();
+            }
+            // Separated by a space: a comma would cost a token per location.
+            row.push_str(if row.is_empty() { "  " } else { " " });
+            row.push_str(&location);
+        }
+        if !row.is_empty() {
+            lines.push(self.cut(&row));
+        }
+        lines.extend(own);
+    }
+
+    /// Says what the budget left out, a line each for findings and guidance: `listed` of the
+    /// diagnostics are listed and the first `guidance` groups have their guidance.
+    fn left_out(&self, listed: usize, guidance: usize) -> Vec<String> {
+        let mut lines = Vec::new();
+        let missing = self.diagnostics.len() - listed;
+        if missing > 0 {
+            let mut files: Vec<&str> = Vec::new();
+            for &index in self
+                .groups
+                .iter()
+                .flat_map(|g| g.members.iter())
+                .skip(listed)
+            {
+                let path = self.diagnostics[index].path.as_str();
+                if !files.contains(&path) {
+                    files.push(path);
+                }
+            }
+            files.sort_by(|a, b| natural_cmp(a, b));
+            let line = |named: &[String]| {
+                let others = files.len() - named.len();
+                format!(
+                    "({missing} more {} left out to fit the token budget, in {}{}; they are \
+                     listed again after you next change those files.)",
+                    plural(missing, "finding", "findings"),
+                    named.join(", "),
+                    match (others, named.is_empty()) {
+                        (0, _) => String::new(),
+                        (n, true) => format!("{n} {}", plural(n, "file", "files")),
+                        (n, false) => format!(" and {n} other {}", plural(n, "file", "files")),
+                    }
+                )
+            };
+            // As many names as keep the line whole within the line width.
+            let mut named: Vec<String> = Vec::new();
+            for path in files.iter().take(NAMED_LEFT_OUT_FILES) {
+                named.push(short(&Escaped(path).to_string()));
+                if line(&named).chars().count() > self.width {
+                    named.pop();
+                    break;
+                }
+            }
+            lines.push(self.cut(&line(&named)));
+        }
+        let unguided = self.groups.len() - guidance;
+        if unguided > 0 {
+            lines.push(self.cut(&format!(
+                "(Guidance for {unguided} {} left out; to keep a deliberate case, add on the line \
+                 above: // ast-grep-ignore: <rule> -- <reason>)",
+                plural(unguided, "rule", "rules")
+            )));
+        }
+        lines
+    }
+
+    /// The pre-existing counts, the first `own` files on a line each, the others sharing one.
+    fn pre_existing_lines(&self, own: usize) -> Vec<String> {
+        let files = &self.pre_existing;
+        let own = own.min(files.len());
+        let mut lines: Vec<String> = files[..own]
+            .iter()
+            .map(|(path, n)| {
+                self.cut(&format!(
+                    "+{n} pre-existing {} in {} not shown",
+                    plural(*n, "finding", "findings"),
+                    Escaped(path)
+                ))
+            })
+            .collect();
+        let rest = &files[own..];
+        if !rest.is_empty() {
+            let n: usize = rest.iter().map(|(_, n)| n).sum();
+            let more = if own == 0 { "" } else { "other " };
+            lines.push(format!(
+                "+{n} pre-existing {} in {} {more}{} not shown",
+                plural(n, "finding", "findings"),
+                rest.len(),
+                plural(rest.len(), "file", "files")
+            ));
+        }
+        lines
+    }
+
+    fn cut(&self, line: &str) -> String {
+        one_line(line, self.width)
+    }
+}
+
+/// The longest file name the closing line shows whole, in characters; a longer one is cut so the
+/// line keeps its instruction.
+const NAMED_FILE_CHARS: usize = 80;
+
+fn short(name: &str) -> String {
+    if name.chars().count() <= NAMED_FILE_CHARS {
+        return name.to_owned();
+    }
+    let mut cut: String = name.chars().take(NAMED_FILE_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+    if n == 1 { one } else { many }
+}
+
+/// `path:line:column`, and the end (`-line:column`) only when the finding spans lines: a
+/// one-line finding is found from its start, a longer one's extent is worth knowing.
+fn location(d: &PolicyDiagnostic) -> String {
+    let mut text = format!("{}:{}:{}", Escaped(&d.path), d.line, d.column);
+    if d.end_line > d.line {
+        let _ = write!(text, "-{}:{}", d.end_line, d.end_column);
+    }
+    text
 }
 
 /// The guidance and the suppression form. A rule delivered without a policy and without a
@@ -252,53 +436,77 @@ fn guidance_line(d: &PolicyDiagnostic) -> String {
     line
 }
 
-/// Diagnostics sharing policy, rule and guidance, in order of first appearance.
-struct Group {
-    members: Vec<usize>,
-}
-
-impl Group {
-    fn lead<'a>(&self, diagnostics: &[&'a PolicyDiagnostic]) -> &'a PolicyDiagnostic {
-        diagnostics[self.members[0]]
-    }
-}
-
+/// Groups `diagnostics` by policy, rule, severity and guidance; members in natural location
+/// order, groups by their first member.
 fn groups(diagnostics: &[&PolicyDiagnostic]) -> Vec<Group> {
-    let mut groups: Vec<Group> = Vec::new();
-    for (index, d) in diagnostics.iter().enumerate() {
-        let same = |g: &&mut Group| {
-            let lead = diagnostics[g.members[0]];
-            lead.policy == d.policy && lead.rule == d.rule && lead.guidance == d.guidance
+    let mut order: Vec<usize> = (0..diagnostics.len()).collect();
+    order.sort_by(|&a, &b| location_cmp(diagnostics[a], diagnostics[b]).then(a.cmp(&b)));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for index in order {
+        let d = diagnostics[index];
+        let same = |members: &&mut Vec<usize>| {
+            let lead = diagnostics[members[0]];
+            lead.policy == d.policy
+                && lead.rule == d.rule
+                && lead.severity == d.severity
+                && lead.guidance == d.guidance
         };
         match groups.iter_mut().find(|g| same(g)) {
-            Some(group) => group.members.push(index),
-            None => groups.push(Group {
-                members: vec![index],
-            }),
+            Some(members) => members.push(index),
+            None => groups.push(vec![index]),
         }
     }
     groups
-}
-
-/// How many diagnostics of each group fit in `budget` lines (each shown group also costs its
-/// guidance line; one line is kept for the omitted count when not everything fits).
-fn fit(groups: &[Group], budget: usize) -> Vec<usize> {
-    let needed: usize = groups.iter().map(|g| g.members.len() + 1).sum();
-    if needed <= budget {
-        return groups.iter().map(|g| g.members.len()).collect();
-    }
-    let mut left = budget.saturating_sub(1);
-    groups
-        .iter()
-        .map(|g| {
-            if left < 2 {
-                return 0;
+        .into_iter()
+        .map(|members| {
+            let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+            for (position, &index) in members.iter().enumerate() {
+                let entry = counts
+                    .entry(diagnostics[index].message.as_str())
+                    .or_insert((0, position));
+                entry.0 += 1;
             }
-            let take = g.members.len().min(left - 1);
-            left -= take + 1;
-            take
+            let message = counts
+                .iter()
+                .max_by(|a, b| (a.1.0).cmp(&b.1.0).then((b.1.1).cmp(&a.1.1)))
+                .map_or_else(String::new, |(message, _)| (*message).to_owned());
+            Group { members, message }
         })
         .collect()
+}
+
+/// Natural path order (`w2` before `w10`), then line and column.
+fn location_cmp(a: &PolicyDiagnostic, b: &PolicyDiagnostic) -> Ordering {
+    natural_cmp(&a.path, &b.path)
+        .then(a.line.cmp(&b.line))
+        .then(a.column.cmp(&b.column))
+}
+
+/// Compares runs of ASCII digits by their value and everything else as text, so `w2.ts` comes
+/// before `w10.ts`; equal under that order, the plain text decides (`w02` before `w2`).
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    while let (Some(&cx), Some(&cy)) = (x.first(), y.first()) {
+        if cx.is_ascii_digit() && cy.is_ascii_digit() {
+            let run = |s: &[u8]| s.iter().take_while(|c| c.is_ascii_digit()).count();
+            let (nx, ny) = (run(x), run(y));
+            let trim = |s: &[u8]| -> usize { s.iter().take_while(|&&c| c == b'0').count() };
+            let (dx, dy) = (&x[trim(&x[..nx])..nx], &y[trim(&y[..ny])..ny]);
+            let order = dx.len().cmp(&dy.len()).then_with(|| dx.cmp(dy));
+            if order != Ordering::Equal {
+                return order;
+            }
+            x = &x[nx..];
+            y = &y[ny..];
+        } else {
+            if cx != cy {
+                return cx.cmp(&cy);
+            }
+            x = &x[1..];
+            y = &y[1..];
+        }
+    }
+    x.len().cmp(&y.len()).then_with(|| a.cmp(b))
 }
 
 /// Collapses whitespace (a diagnostic is one line), escapes what is left of the controls and cuts
@@ -317,9 +525,9 @@ fn one_line(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! The model-facing block: a plain statement that the call's result stands, one line per
-    //! diagnostic with its location, guidance once per rule with the suppression form, a line cap
-    //! with an omitted count, and a warning line whenever the check was incomplete.
+    //! The block's pieces: the statement that the call's result stands, the header per rule, the
+    //! suppression form when a rule has no note, natural path order, and that a clean complete
+    //! check says nothing. The rendered cases are snapshots in the integration tests.
 
     use super::*;
     use crate::analysis::Severity;
@@ -344,59 +552,48 @@ mod tests {
         is_error: false,
     };
 
-    #[test]
-    fn lists_each_diagnostic_with_guidance_once_per_rule() {
-        let ds = [
-            diagnostic(
-                "no-bang",
-                "src/a.ts",
-                3,
-                "Narrow it. // ast-grep-ignore: no-bang -- <reason>",
-            ),
-            diagnostic(
-                "no-bang",
-                "src/b.ts",
-                7,
-                "Narrow it. // ast-grep-ignore: no-bang -- <reason>",
-            ),
-            diagnostic("no-import", "src/a.ts", 9, "Import statically."),
-        ];
+    fn lines(carrier: CarrierInfo<'_>, ds: &[PolicyDiagnostic]) -> Vec<String> {
         let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
         let block = render(
-            WRITE,
+            carrier,
             &refs,
             &[],
             &Warnings::default(),
             RenderLimits::default(),
         )
-        .unwrap();
-        insta::assert_snapshot!(block.text, @r"
-        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
-        - src/a.ts:3:5 no-bang: no-bang found
-        - src/b.ts:7:5 no-bang: no-bang found
-          Fix: Narrow it. // ast-grep-ignore: no-bang -- <reason>
-        - src/a.ts:9:5 no-import: no-import found
-          Fix: Import statically. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-import -- <reason>
-        ");
-        assert_eq!((block.shown.clone(), block.omitted), (vec![0, 1, 2], 0));
+        .expect("a block");
+        block.text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn groups_by_rule_with_the_message_and_guidance_once() {
+        let guidance = "Narrow it. // ast-grep-ignore: no-bang -- <reason>";
+        let ds = [
+            diagnostic("no-bang", "src/b.ts", 7, guidance),
+            diagnostic("no-import", "src/a.ts", 9, "Import statically."),
+            diagnostic("no-bang", "src/a.ts", 3, guidance),
+        ];
+        assert_eq!(
+            lines(WRITE, &ds),
+            [
+                "[pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics:",
+                "no-bang (warning): no-bang found",
+                "  src/a.ts:3:5 src/b.ts:7:5",
+                "  Fix: Narrow it. // ast-grep-ignore: no-bang -- <reason>",
+                "no-import (warning): no-import found",
+                "  src/a.ts:9:5",
+                "  Fix: Import statically. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-import -- <reason>",
+            ]
+        );
     }
 
     #[test]
     fn a_rule_without_a_note_shows_only_the_suppression_form() {
         let d = diagnostic("no-var", "src/a.ts", 2, "");
-        let block = render(
-            WRITE,
-            &[&d],
-            &[],
-            &Warnings::default(),
-            RenderLimits::default(),
-        )
-        .unwrap();
-        insta::assert_snapshot!(block.text, @r"
-        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
-        - src/a.ts:2:5 no-var: no-var found
-          To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>
-        ");
+        assert_eq!(
+            lines(WRITE, &[d])[3],
+            "  To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>"
+        );
     }
 
     #[test]
@@ -406,142 +603,57 @@ mod tests {
             tool: "bash",
             is_error: true,
         };
-        let block = render(
-            carrier,
-            &[&d],
-            &[],
-            &Warnings::default(),
-            RenderLimits::default(),
-        )
-        .unwrap();
+        let header = &lines(carrier, &[d])[0];
         assert!(
-            block
-                .text
-                .starts_with("[pi-native-hooks] The `bash` call's result above is unchanged.")
+            header.starts_with("[pi-native-hooks] The `bash` call's result above is unchanged.")
         );
-        assert!(!block.text.contains("succeeded"));
+        assert!(!header.contains("succeeded"));
     }
 
     #[test]
-    fn the_line_cap_keeps_the_block_short_and_counts_what_it_left_out() {
-        let ds: Vec<PolicyDiagnostic> = (1..=30).map(|i| diagnostic("r", "a.ts", i, "g")).collect();
-        let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
-        let warnings = Warnings {
-            policy_failures: 1,
-            ..Warnings::default()
-        };
-        let limits = RenderLimits {
-            max_lines: 8,
-            ..RenderLimits::default()
-        };
-        let block = render(WRITE, &refs, &[], &warnings, limits).unwrap();
-        let lines: Vec<&str> = block.text.lines().collect();
-        assert_eq!(lines.len(), 8, "{}", block.text);
-        assert_eq!(block.shown, [0, 1, 2, 3]);
-        assert_eq!(block.omitted, 26);
+    fn natural_order_compares_digit_runs_by_value() {
+        let mut names = vec![
+            "w10.ts", "w2.ts", "w02.ts", "a/w1.ts", "w1.ts", "w", "w2a.ts",
+        ];
+        names.sort_by(|a, b| natural_cmp(a, b));
         assert_eq!(
-            lines[6],
-            "(26 more diagnostics omitted; see the pi-native-hooks status.)"
+            names,
+            [
+                "a/w1.ts", "w", "w1.ts", "w02.ts", "w2.ts", "w2a.ts", "w10.ts"
+            ]
         );
-        assert!(lines[7].starts_with("Warning: this check is incomplete (1 policy failed)"));
+        let huge = format!("w{}.ts", "9".repeat(100));
+        assert_eq!(natural_cmp("w10.ts", &huge), Ordering::Less, "no overflow");
     }
 
     #[test]
-    fn pre_existing_counts_take_one_line_per_file_within_the_cap() {
-        let d = diagnostic("no-only", "src/x.test.ts", 4, "Remove it.");
-        let block = render(
-            WRITE,
-            &[&d],
-            &[("src/x.test.ts", 5), ("src/y.ts", 1)],
-            &Warnings::default(),
-            RenderLimits::default(),
-        )
-        .unwrap();
-        insta::assert_snapshot!(block.text, @r"
-        [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
-        - src/x.test.ts:4:5 no-only: no-only found
-          Fix: Remove it. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-only -- <reason>
-        +5 pre-existing findings in src/x.test.ts not shown
-        +1 pre-existing finding in src/y.ts not shown
-        ");
-
-        // Over the cap: the files that do not fit share one line, the warning stays last.
-        let many: Vec<String> = (0..10).map(|i| format!("src/f{i}.ts")).collect();
-        let counts: Vec<(&str, usize)> = many.iter().map(|p| (p.as_str(), 2)).collect();
-        let warnings = Warnings {
-            policy_failures: 1,
-            ..Warnings::default()
-        };
-        let limits = RenderLimits {
-            max_lines: 6,
-            ..RenderLimits::default()
-        };
-        let block = render(WRITE, &[&d], &counts, &warnings, limits).unwrap();
-        let lines: Vec<&str> = block.text.lines().collect();
-        assert_eq!(lines.len(), 6, "{}", block.text);
-        assert_eq!(lines[3], "+2 pre-existing findings in src/f0.ts not shown");
-        assert_eq!(
-            lines[4],
-            "+18 pre-existing findings in 9 other files not shown"
-        );
-        assert!(lines[5].starts_with("Warning:"));
-
-        // Counts alone make no block.
+    fn a_clean_complete_check_says_nothing() {
         assert_eq!(
             render(
                 WRITE,
                 &[],
-                &counts,
+                &[("src/a.ts", 3)],
                 &Warnings::default(),
                 RenderLimits::default()
             ),
-            None
-        );
-    }
-
-    #[test]
-    fn long_or_multi_line_text_becomes_one_bounded_line() {
-        let mut d = diagnostic("r", "a.ts", 1, "g");
-        d.message = format!("first\nsecond {}", "x".repeat(500));
-        let limits = RenderLimits {
-            max_line_chars: 80,
-            ..RenderLimits::default()
-        };
-        let block = render(WRITE, &[&d], &[], &Warnings::default(), limits).unwrap();
-        let line = block.text.lines().nth(1).unwrap();
-        assert!(line.starts_with("- a.ts:1:5 r: first second xxx"), "{line}");
-        assert_eq!(line.chars().count(), 80);
-        assert!(line.ends_with('…'));
-    }
-
-    #[test]
-    fn an_incomplete_check_is_never_silent_and_a_clean_complete_one_says_nothing() {
-        assert_eq!(
-            render(
-                WRITE,
-                &[],
-                &[],
-                &Warnings::default(),
-                RenderLimits::default()
-            ),
-            None
+            None,
+            "pre-existing counts alone make no block"
         );
         let warnings = Warnings {
             analyzer_failures: 1,
-            files_not_analyzed: 2,
             coordinator_failures: 1,
             ..Warnings::default()
         };
-        let block = render(WRITE, &[], &[], &warnings, RenderLimits::default()).unwrap();
-        insta::assert_snapshot!(block.text, @r"
-        [pi-native-hooks] The `write` call succeeded; its result above is unchanged.
-        Warning: this check is incomplete (1 analyzer run failed, 2 files not fully analyzed, 1 wave coordination problem); missing diagnostics do not mean clean code. Details are in the pi-native-hooks status.
-        ");
         assert!(!warnings.is_empty());
+        let block = render(WRITE, &[], &[], &warnings, RenderLimits::default()).expect("a block");
+        assert_eq!(
+            block.text,
+            "[pi-native-hooks] The `write` call succeeded; its result above is unchanged.\nWarning: this check is incomplete (1 analyzer run failed, 1 wave coordination problem); missing diagnostics do not mean clean code. Details are in the pi-native-hooks status."
+        );
     }
 
     #[test]
-    fn a_file_name_or_message_cannot_forge_a_line_or_drive_the_terminal() {
+    fn a_file_name_or_message_cannot_forge_a_line() {
         let forged = diagnostic(
             "no-bang",
             "src/evil\n- src/x.ts:1:1 no-bang: forged.ts",
@@ -550,23 +662,19 @@ mod tests {
         );
         let mut coloured = diagnostic("no-bang", "src/\u{1b}[31mred\u{1b}[0m.ts", 2, "Narrow it.");
         coloured.message = "found\u{1b}]0;title\u{7}\u{202e}gnp.ts".into();
-        let block = render(
-            CarrierInfo {
-                tool: "my\rtool",
-                is_error: true,
-            },
-            &[&forged, &coloured],
-            &[],
-            &Warnings::default(),
-            RenderLimits::default(),
-        )
-        .unwrap();
-        insta::assert_snapshot!(block.text, @r"
-        [pi-native-hooks] The `my\rtool` call's result above is unchanged. New lint diagnostics in files changed by this step:
-        - src/evil\n- src/x.ts:1:1 no-bang: forged.ts:1:5 no-bang: no-bang found
-        - src/\u{1b}[31mred\u{1b}[0m.ts:2:5 no-bang: found\u{1b}]0;title\u{7}\u{202e}gnp.ts
-          Fix: Narrow it. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-bang -- <reason>
-        ");
-        assert_eq!(block.text.lines().count(), 4);
+        let carrier = CarrierInfo {
+            tool: "my\rtool",
+            is_error: true,
+        };
+        assert_eq!(
+            lines(carrier, &[forged, coloured]),
+            [
+                "[pi-native-hooks] The `my\\rtool` call's result above is unchanged. New lint diagnostics:",
+                "no-bang (warning): found\\u{1b}]0;title\\u{7}\\u{202e}gnp.ts",
+                "  src/\\u{1b}[31mred\\u{1b}[0m.ts:2:5",
+                "  src/evil\\n- src/x.ts:1:1 no-bang: forged.ts:1:5: no-bang found",
+                "  Fix: Narrow it. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-bang -- <reason>",
+            ]
+        );
     }
 }

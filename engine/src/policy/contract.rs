@@ -84,18 +84,25 @@ pub struct VerificationSpec {
     pub requirements: Vec<Requirement>,
 }
 
-/// `PROJECT = #{ manifest, name }`, optionally with `dir`.
+/// `PROJECT = #{ manifest, name }`, optionally with `dir`; or `PROJECT = #{ manifests }`,
+/// optionally with `name`, for one project per manifest a glob matches.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ProjectSpec {
-    /// The manifest file in the project directory, e.g. `Cargo.toml` or `package.json`.
+    /// The manifest file in the project directory, e.g. `Cargo.toml` or `package.json` (for
+    /// `manifests`, the glob's last component).
     pub manifest: String,
-    /// The project's name.
+    /// The project's name; empty for a `manifests` glob without `name` (any declared name).
     pub name: String,
     /// `PROJECT.dir`: the project directory relative to the repository root (`packages/a`),
     /// `/`-separated, without `.` or `..` components; `None` for the repository root. Left out
     /// of the serialized form when absent, so the digest of a root project is what it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
+    /// `PROJECT.manifests`: a glob of manifest paths relative to the repository root
+    /// (`packages/*/package.json`); each match is a project of its own, in the manifest's
+    /// directory. Never with `dir`. Left out of the serialized form when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifests: Option<String>,
 }
 
 /// One entry of `REQUIREMENTS`.
@@ -510,6 +517,11 @@ fn verification_spec(
 }
 
 fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
+    if let Value::Map(entries) = &literal.value
+        && entries.iter().any(|(key, _, _)| key == "manifests")
+    {
+        return manifests_project(literal, problems);
+    }
     let [manifest, name, dir] = map_fields(
         literal,
         "`PROJECT`",
@@ -533,6 +545,65 @@ fn project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
         manifest,
         name: string(name?, "`PROJECT.name`", problems)?,
         dir,
+        manifests: None,
+    })
+}
+
+/// `PROJECT = #{ manifests: "packages/*/package.json" }`, optionally with `name`: the glob must
+/// compile, stay inside the repository (relative, `/`-separated, no `.` or `..` components) and
+/// end in a literal manifest file name.
+fn manifests_project(literal: &Literal, problems: &mut Problems) -> Option<ProjectSpec> {
+    let [manifests, name] = map_fields(literal, "`PROJECT`", &["manifests", "name"], 1, problems)?;
+    let name = match name {
+        Some(name) => string(name, "`PROJECT.name`", problems)?,
+        None => String::new(),
+    };
+    let glob = string(manifests?, "`PROJECT.manifests`", problems)?;
+    let fault = |what: String| {
+        format!(
+            "`PROJECT.manifests` must be a glob of manifest paths relative to the repository \
+             root, such as \"packages/*/package.json\": {what}"
+        )
+    };
+    let components: Vec<&str> = glob.split('/').collect();
+    if let Some(component) = components.iter().find(|component| {
+        component.is_empty()
+            || **component == "."
+            || **component == ".."
+            || component.contains('\\')
+            || component.chars().any(char::is_control)
+    }) {
+        problems.at(
+            literal.line,
+            fault(format!("{glob:?} has the component {component:?}")),
+        );
+        return None;
+    }
+    let manifest = components.last().copied().unwrap_or_default();
+    if manifest.contains(['*', '?', '[', '{']) {
+        problems.at(
+            literal.line,
+            fault(format!(
+                "{glob:?} ends in a pattern; end it in the manifest's file name"
+            )),
+        );
+        return None;
+    }
+    if let Err(error) = globset::GlobBuilder::new(&glob)
+        .literal_separator(true)
+        .build()
+    {
+        problems.at(
+            literal.line,
+            fault(format!("{glob:?} is not a valid glob: {error}")),
+        );
+        return None;
+    }
+    Some(ProjectSpec {
+        manifest: manifest.to_owned(),
+        name,
+        dir: None,
+        manifests: Some(glob),
     })
 }
 
@@ -664,6 +735,63 @@ fn code(path) { path.ends_with(".rs") }
         assert_eq!(spec.project.manifest, "Cargo.toml");
         assert_eq!(spec.requirements[0].command, "cargo test", "trimmed only");
         assert_eq!(spec.requirements[0].affects, "code");
+    }
+
+    fn verification_with_project(project: &str) -> String {
+        format!(
+            "const ID = \"v\";\nconst KIND = \"verification\";\nconst PROJECT = {project};\nconst REQUIREMENTS = [#{{ id: \"t\", command: \"npm test\", affects: \"f\" }}];\nfn f(p) {{ true }}\n"
+        )
+    }
+
+    #[test]
+    fn a_glob_of_manifests_is_read_with_or_without_a_name() {
+        for (project, name) in [
+            (r#"#{ manifests: "packages/*/package.json" }"#, ""),
+            (
+                r#"#{ manifests: "crates/**/Cargo.toml", name: "core" }"#,
+                "core",
+            ),
+        ] {
+            let script = verification_with_project(project);
+            let ast = Sandbox::default().compile(&script).unwrap();
+            let PolicySpec::Verification(spec) = read_contract(&ast, &script).unwrap().spec else {
+                panic!()
+            };
+            assert_eq!(spec.project.name, name);
+            assert_eq!(spec.project.dir, None);
+            let glob = spec.project.manifests.as_deref().expect("the glob");
+            assert!(glob.ends_with(&spec.project.manifest), "{glob}");
+        }
+    }
+
+    #[test]
+    fn a_bad_glob_of_manifests_is_named_with_its_line() {
+        for (project, needle) in [
+            (
+                r#"#{ manifests: "../*/package.json" }"#,
+                "has the component \"..\"",
+            ),
+            (
+                r#"#{ manifests: "/packages/*/package.json" }"#,
+                "has the component \"\"",
+            ),
+            (
+                r#"#{ manifests: "packages/*/*.json" }"#,
+                "ends in a pattern",
+            ),
+            (
+                r#"#{ manifests: "packages/[a/package.json" }"#,
+                "is not a valid glob",
+            ),
+            (
+                r#"#{ manifests: "packages/*/package.json", dir: "a" }"#,
+                "unknown field `dir` in `PROJECT` (allowed: manifests, name)",
+            ),
+            (r"#{ manifests: 3 }", "`PROJECT.manifests`"),
+        ] {
+            let found = errors(&verification_with_project(project));
+            assert!(has(&found, Some(3), needle), "{project}: {found:?}");
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::options::SessionOptions;
 use super::state::{IdleReason, Session, SessionSetupError, SessionState};
 use super::verifier::{GateState, Verifier};
 use crate::config::ConfigSource;
+use crate::config::settings::Settings;
 use crate::setup::LoadedConfig;
 use crate::status::ConfigStatus;
 use crate::verification::{GateConfig, VerificationGate};
@@ -27,16 +28,8 @@ impl Session {
     pub fn open(options: SessionOptions) -> Self {
         let source = ConfigSource::root_or_builtin(options.config_root.clone());
         let config = LoadedConfig::load(&source);
-        let settings = &config.settings.settings;
         let gate = VerificationGate::new(
-            GateConfig {
-                cwd: options.cwd.clone(),
-                continuation_cap: options
-                    .overrides
-                    .continuation_cap
-                    .unwrap_or(settings.continuation_cap),
-                shell_tools: settings.shell_tool_names(),
-            },
+            gate_config(&options, &config.settings.settings),
             &config.registry,
         );
         Self::assemble(options, config, GateState::new(gate))
@@ -79,6 +72,7 @@ impl Session {
         Session {
             config_status: ConfigStatus::of(&registry),
             settings,
+            settings_kept: false,
             wave,
             registry,
             rule_problems,
@@ -86,6 +80,19 @@ impl Session {
             verifier,
             options,
         }
+    }
+}
+
+/// The gate's settings from `settings` with the test overrides applied: the continuation cap and
+/// the shell tools (at open, and again at `/reload`).
+pub(super) fn gate_config(options: &SessionOptions, settings: &Settings) -> GateConfig {
+    GateConfig {
+        cwd: options.cwd.clone(),
+        continuation_cap: options
+            .overrides
+            .continuation_cap
+            .unwrap_or(settings.continuation_cap),
+        shell_tools: settings.shell_tool_names(),
     }
 }
 

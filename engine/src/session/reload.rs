@@ -5,10 +5,19 @@
 //! ([`VerificationGate::reload`]): an armed requirement whose policy now fails is kept detached
 //! and `unknown` until the policy loads again and the command is rerun, or it is waived. The new
 //! session starts its own wave coordinator and analyzer; the old one is shut down.
+//!
+//! The settings file is read again too: the new coordinator runs with its wave timeout, render
+//! limits and read-only tools, the binding reads its shell tools' exit codes from the new session,
+//! and the carried-over gate takes its continuation cap and shell tools
+//! ([`VerificationGate::reconfigure`]). A settings file that fails to load as a whole (a trust or
+//! read failure, invalid TOML) keeps the settings in force before the reload, and the status says
+//! so; a single bad key keeps its default, as when the session opened.
 
+use super::open::gate_config;
 use super::state::Session;
 use super::verifier::GateState;
 use crate::config::ConfigSource;
+use crate::config::settings::{LoadedSettings, SettingsProblem};
 use crate::setup::LoadedConfig;
 use crate::verification::{GateConfig, VerificationGate};
 
@@ -36,14 +45,20 @@ impl Session {
     pub async fn reload(&self) -> Result<Session, ReloadError> {
         let waves = self.wait_for_waves().await;
         let previous = self.registry.clone();
+        let previous_settings = self.settings.settings.clone();
         let root = self.options.config_root.clone();
-        let config = crate::blocking::run_blocking(move || {
+        let (config, settings_kept) = crate::blocking::run_blocking(move || {
             let mut config = LoadedConfig::load(&ConfigSource::root_or_builtin(root));
             config.registry = previous.mark_degraded(config.registry);
-            config
+            let kept = failed_as_a_whole(&config.settings);
+            if kept {
+                config.settings.settings = previous_settings;
+            }
+            (config, kept)
         })
         .await?;
         let registry = config.registry.clone();
+        let gate_config = gate_config(&self.options, &config.settings.settings);
         let handed = self
             .verifier
             .run(move |verifier, state| {
@@ -52,6 +67,9 @@ impl Session {
                     verifier.observe_unknown(state, unfinished.to_string());
                 }
                 state.gate.reload(&registry);
+                state
+                    .gate
+                    .reconfigure(gate_config.continuation_cap, gate_config.shell_tools);
                 state.collect_entry();
                 let fresh =
                     VerificationGate::new(GateConfig::clone(state.gate.config()), &registry);
@@ -65,9 +83,21 @@ impl Session {
         };
         let mut pending = self.verifier.take_entries();
         pending.extend(entries);
-        let session = Session::assemble(self.options.clone(), config, GateState::new(gate));
+        let mut session = Session::assemble(self.options.clone(), config, GateState::new(gate));
+        session.settings_kept = settings_kept;
         session.verifier.queue(pending);
         self.shutdown();
         Ok(session)
     }
+}
+
+/// True when the settings file could not be used at all (trust or read failure, invalid TOML):
+/// its settings would all fall back to their defaults.
+fn failed_as_a_whole(settings: &LoadedSettings) -> bool {
+    settings.problems.iter().any(|problem| {
+        matches!(
+            problem,
+            SettingsProblem::Trust(_) | SettingsProblem::Syntax { .. }
+        )
+    })
 }

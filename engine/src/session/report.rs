@@ -48,7 +48,11 @@ impl Session {
             .unwrap_or_default();
         let hooks = HooksStatus {
             config: self.config_status.clone(),
-            settings: SettingsStatus::of(&self.settings, &self.settings_in_force()),
+            settings: if self.settings_kept {
+                SettingsStatus::kept_on_reload(&self.settings, &self.settings_in_force())
+            } else {
+                SettingsStatus::of(&self.settings, &self.settings_in_force())
+            },
             verification: published.verification.clone(),
             analyzers: published.analyzers.clone(),
             coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),
@@ -133,6 +137,11 @@ impl Session {
         }
         for problem in &status.rule_problems {
             put(&mut out, format_args!("rule problem: {problem}"));
+        }
+        // Which projects the verification policies matched depends on the session's repository,
+        // not the root: a glob that matched nothing, or what its walk left out, shows here.
+        for problem in &status.hooks.verification.project_problems {
+            put(&mut out, format_args!("project problem: {problem}"));
         }
         for failure in &status.policy_failures {
             put(&mut out, format_args!("policy failure: {failure}"));
@@ -350,10 +359,10 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     put(
         out,
         format_args!(
-            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_lines = {}, diagnostic_block.max_line_chars = {}",
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}",
             settings.continuation_cap,
             settings.wave_timeout_ms,
-            settings.block_max_lines,
+            settings.block_max_tokens,
             settings.block_max_line_chars
         ),
     );

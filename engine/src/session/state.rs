@@ -17,8 +17,11 @@ use std::sync::Arc;
 /// One Pi session. Create it with [`Session::open`] inside a tokio runtime.
 pub struct Session {
     pub(super) options: SessionOptions,
-    /// The settings file as loaded (the overrides not applied).
+    /// The settings file as loaded (the overrides not applied). After a `/reload` whose
+    /// settings file failed as a whole, its values are those in force before the reload.
     pub(super) settings: LoadedSettings,
+    /// True when `/reload` found the settings file unusable and kept the previous values.
+    pub(super) settings_kept: bool,
     /// The wave settings in force: the settings file's, with the overrides applied.
     pub(super) wave: WaveConfig,
     pub(super) registry: PolicyRegistry,

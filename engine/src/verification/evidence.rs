@@ -15,6 +15,11 @@
 //! * its result reported no error and exit code 0
 //!   (a nonzero exit code or an error is a failure; no result or no exit code does not count).
 //!
+//! A shell call that is not a run of a requirement but looks like a try at it ([`near_miss`]: it
+//! contains the command, or starts with the same program and subcommand) leaves a
+//! [`RejectionReason::NotExactCommand`], so the status and the continuation say which command,
+//! in which directory, would have counted. It never counts as a pass or a failure.
+//!
 //! The remaining conditions are enforced by the gate's ordering: a call started at the revision
 //! current when its wave was observed, which is never before the required revision, and the
 //! wave's own changes (or any later drift) are applied after its evidence. An accepted run was
@@ -95,6 +100,14 @@ pub enum RejectionReason {
     NoResult,
     /// It reported success without an exit code, so success cannot be proven.
     NoExitCode,
+    /// A near miss ([`near_miss`]): it looks like a try at the requirement (it contains the
+    /// command, or starts with the same program and subcommand) but is not a run of it.
+    NotExactCommand {
+        /// The command a run must be, exactly.
+        expected: String,
+        /// The directory it must run in.
+        dir: PathBuf,
+    },
 }
 
 impl fmt::Display for RejectionReason {
@@ -113,6 +126,11 @@ impl fmt::Display for RejectionReason {
             ),
             RejectionReason::NoResult => f.write_str("it produced no result"),
             RejectionReason::NoExitCode => f.write_str("its result carried no exit code"),
+            RejectionReason::NotExactCommand { expected, dir } => write!(
+                f,
+                "not the exact command: expected `{expected}` in {}",
+                dir.display()
+            ),
         }
     }
 }
@@ -146,18 +164,40 @@ pub(crate) enum Verdict {
     Rejected(RejectionReason),
 }
 
-/// The trimmed command of a call of a shell tool (`bash`, or one of `shell_tools`, whose
-/// `command` argument is the command it runs), or `None` for any other call and for a command
-/// that holds a character no required command may hold.
-pub(crate) fn command_of<'c>(
+/// The command of a call of a shell tool (`bash`, or one of `shell_tools`, whose `command`
+/// argument is the command it runs), trimmed, or `None` for any other call.
+pub(crate) fn shell_command<'c>(
     call: &'c ObservedCall,
     shell_tools: &BTreeSet<String>,
 ) -> Option<&'c str> {
     if !shell_tools.contains(&call.tool) {
         return None;
     }
-    let command = trim_command(call.input.get("command")?.as_str()?);
-    unsafe_command_char(command).is_none().then_some(command)
+    Some(trim_command(call.input.get("command")?.as_str()?))
+}
+
+/// Whether a shell command (trimmed) may be a run of a required command at all: it holds no
+/// character no required command may hold.
+pub(crate) fn may_be_a_run(command: &str) -> bool {
+    unsafe_command_char(command).is_none()
+}
+
+/// Whether `command`, a shell call that is not a run of `required`, looks like a try at it: it
+/// contains `required` (extra arguments, `&&`, a pipe, a `cd` form where none is accepted, an
+/// invisible character around it), or it starts with the same first two words (the program and
+/// its subcommand: `cargo test -p a` for `cargo test --workspace`; the only word of a one-word
+/// command). Both tests are linear in the command's length. Only the status and the continuation
+/// use it: a near miss never counts, as a pass or as a failure.
+pub(crate) fn near_miss(command: &str, required: &str) -> bool {
+    if required.is_empty() {
+        return false;
+    }
+    if command.contains(required) {
+        return true;
+    }
+    let lead: Vec<&str> = required.split_whitespace().take(2).collect();
+    let mut words = command.split_whitespace();
+    lead.iter().all(|word| words.next() == Some(word))
 }
 
 /// How a call's command runs a requirement's command.

@@ -3,7 +3,10 @@
 //! binding calls — restore, reload, observe a wave, waive, settle — each applying the rules of the
 //! sibling modules in order.
 
-use super::evidence::{Evidence, FailedRun, Rejection, Verdict, command_of, invocation, judge};
+use super::evidence::{
+    Evidence, FailedRun, Rejection, RejectionReason, Verdict, invocation, judge, may_be_a_run,
+    near_miss, shell_command,
+};
 use super::observation::{ObservedCall, ObservedChanges, WaveObservation};
 use super::project::{ProjectMatch, match_projects};
 use super::reconcile::reconcile;
@@ -155,6 +158,14 @@ impl VerificationGate {
         self.prune_waivers();
     }
 
+    /// Applies settings read again by `/reload`: the continuation cap and the shell tools. The
+    /// count of continuations without progress is kept, so a raised cap resumes forcing and a
+    /// lowered one stops it at the next settle; the working directory never changes.
+    pub fn reconfigure(&mut self, continuation_cap: u32, shell_tools: BTreeSet<String>) {
+        self.config.continuation_cap = continuation_cap;
+        self.config.shell_tools = shell_tools;
+    }
+
     /// Applies one finished wave, in the order its calls saw the workspace:
     ///
     /// 1. what changed between the recorded workspace and the wave's baseline snapshot — out of
@@ -190,6 +201,9 @@ impl VerificationGate {
             ObservedChanges::Paths { paths } => (paths.clone(), None),
             ObservedChanges::Unknown { reason } => (BTreeSet::new(), Some(reason.clone())),
         };
+        if self.changes_glob_projects(&paths, unknown.is_some()) {
+            self.rematch();
+        }
         let (unseen, lost) = match self.baseline.after_wave(
             wave.workspace_before.as_ref(),
             wave.workspace_after.as_ref(),
@@ -331,7 +345,8 @@ impl VerificationGate {
         &self.cap
     }
 
-    /// Judges `call` for every requirement whose exact command it ran. Adds to `verified_writes`
+    /// Judges `call` for every requirement whose exact command it ran, and records a near miss
+    /// of the others ([`super::evidence::near_miss`]) as their last rejected run. Adds to `verified_writes`
     /// each requirement the call was an accepted run of, armed or not: the wave's own changes
     /// are its verified state.
     fn judge_call(
@@ -341,20 +356,32 @@ impl VerificationGate {
         now: Timestamp,
         verified_writes: &mut BTreeSet<RequirementKey>,
     ) {
-        let Some(command) = command_of(call, &self.config.shell_tools) else {
+        let Some(command) = shell_command(call, &self.config.shell_tools) else {
             return;
         };
+        let runnable = may_be_a_run(command);
         let started_at = self.revision;
         for requirement in &mut self.requirements {
-            let Some(how) = invocation(
-                command,
-                &requirement.command,
-                requirement.run_dir(),
-                &call.cwd,
-            ) else {
-                continue;
+            let how = runnable
+                .then(|| {
+                    invocation(
+                        command,
+                        &requirement.command,
+                        requirement.run_dir(),
+                        &call.cwd,
+                    )
+                })
+                .flatten();
+            let verdict = match how {
+                Some(how) => judge(call, wave, requirement.run_dir(), how),
+                None if near_miss(command, &requirement.command) => {
+                    Verdict::Rejected(RejectionReason::NotExactCommand {
+                        expected: requirement.command.clone(),
+                        dir: requirement.run_dir().to_owned(),
+                    })
+                }
+                None => continue,
             };
-            let verdict = judge(call, wave, requirement.run_dir(), how);
             if verdict == Verdict::Pass {
                 verified_writes.insert(requirement.key.clone());
             }
@@ -401,6 +428,47 @@ impl VerificationGate {
         }
     }
 
+    /// Whether a wave's changes may add or remove a project of a `PROJECT.manifests` glob: one
+    /// of `paths` is named like a glob's manifest (`package.json` for
+    /// `packages/*/package.json`), or the changes are `unknown`. Never without a glob policy.
+    fn changes_glob_projects(&self, paths: &BTreeSet<String>, unknown: bool) -> bool {
+        let manifests: BTreeSet<&str> = self
+            .registry
+            .verification_policies()
+            .filter(|(_, spec)| spec.project.manifests.is_some())
+            .map(|(_, spec)| spec.project.manifest.as_str())
+            .collect();
+        !manifests.is_empty()
+            && (unknown
+                || paths.iter().any(|path| {
+                    manifests.contains(path.rsplit('/').next().unwrap_or(path.as_str()))
+                }))
+    }
+
+    /// Matches the projects again (a wave added or removed a manifest a glob may match) and
+    /// reconciles the requirements: a new project's requirements start inactive, so the same
+    /// wave's changes can arm them; an armed one whose project is gone is kept, detached and
+    /// `unknown`, until it is rerun or waived. When the repository cannot be found again (the
+    /// probe fails, or finds another root), the match is kept: the change is then judged by the
+    /// projects known so far, and an unknown change still makes their armed checks `unknown`.
+    fn rematch(&mut self) {
+        let projects = match_projects(&self.config.cwd, &self.registry);
+        if projects == self.projects
+            || projects.root.is_none()
+            || projects.root != self.projects.root
+        {
+            return;
+        }
+        let reconciled = reconcile(
+            std::mem::take(&mut self.requirements),
+            &self.registry,
+            &projects,
+        );
+        self.transition |= reconciled.changed;
+        self.requirements = reconciled.requirements;
+        self.projects = projects;
+    }
+
     /// Compares the live workspace with the baseline and applies the drift to armed
     /// requirements only: changes nobody observed never arm a requirement.
     fn refresh(&mut self, live: &WorkspaceObservation) {
@@ -444,7 +512,7 @@ impl VerificationGate {
             if paths.is_empty() {
                 Relevance::default()
             } else {
-                relevance(&self.registry, paths)
+                relevance(&self.registry, &self.projects, paths)
             }
         };
         let (observed, drift) = (relevance_of(observed), relevance_of(drift));

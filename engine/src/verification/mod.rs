@@ -11,11 +11,12 @@
 //! Files: `gate` (the tracker), `observation` (wave input), `evidence` (the exact-command rule),
 //! `waiver`, `settle` (decision, message, cap), `requirement` (one requirement's state),
 //! `record` (workspace records and drift), `relevance` (`affects(path)`), `reconcile` (policies
-//! and project identity), `project` + `manifest` (project matching), `time`.
+//! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `time`.
 
 mod evidence;
 mod gate;
 mod manifest;
+mod manifest_glob;
 mod observation;
 mod project;
 pub mod proposal;
@@ -30,6 +31,9 @@ mod waiver;
 pub use evidence::{Evidence, FailedRun, Rejection, RejectionReason, cd_form};
 pub use gate::{GateConfig, GateSnapshot, VerificationGate};
 pub use manifest::{ManifestError, manifest_name};
+pub use manifest_glob::{
+    GlobMatches, GlobSkip, MAX_GLOB_PROJECTS, MAX_GLOB_WALK_ENTRIES, match_manifests,
+};
 pub use observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};
 pub use project::{MatchedPolicy, ProjectIdentity, ProjectMatch, ProjectProblem, match_projects};
 pub use record::{

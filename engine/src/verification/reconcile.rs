@@ -30,14 +30,16 @@ pub(crate) fn reconcile(
     let mut requirements = Vec::new();
     let mut changed = false;
     for (policy, spec) in registry.verification_policies() {
-        let Some(identity) = projects.identity_of(&policy.contract.id) else {
-            continue;
-        };
-        for requirement in &spec.requirements {
-            let key = RequirementKey {
-                policy: policy.contract.id.clone(),
-                id: requirement.id.clone(),
-            };
+        for (requirement, matched) in projects
+            .matches_of(&policy.contract.id)
+            .flat_map(|matched| spec.requirements.iter().map(move |r| (r, matched)))
+        {
+            let identity = &matched.identity;
+            let key = RequirementKey::new(
+                policy.contract.id.clone(),
+                requirement.id.clone(),
+                matched.instance.clone(),
+            );
             let digest = policy.requirement_digest(&requirement.id).cloned();
             let directory = requirement.dir.as_ref().map(|dir| identity.root.join(dir));
             let Some(mut tracked) = previous.remove(&key) else {
@@ -133,8 +135,18 @@ fn detached_reason(
                 key.id
             )
         }
-        Some(PolicySpec::Verification(_)) if projects.identity_of(policy).is_none() => {
-            format!("policy `{policy}` no longer matches this project")
+        Some(PolicySpec::Verification(_))
+            if projects
+                .identity_of(policy, key.instance.as_ref())
+                .is_none() =>
+        {
+            match &key.instance {
+                Some(dir) => format!(
+                    "policy `{policy}` no longer matches a project in {dir} (its manifest is gone, \
+                     renamed or left out; see /hooks-status)"
+                ),
+                None => format!("policy `{policy}` no longer matches this project"),
+            }
         }
         Some(_) => format!("policy `{policy}` is no longer a verification policy"),
     }

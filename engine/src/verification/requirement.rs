@@ -6,23 +6,46 @@
 use super::evidence::{Evidence, FailedRun, Rejection};
 use super::project::ProjectIdentity;
 use crate::ids::{CallId, PolicyId};
+use crate::paths::RepoPath;
 use crate::policy::RequirementDigest;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A requirement's identity: its verification policy and its id within the policy.
+/// A requirement's identity: its verification policy, its id within the policy and, for a
+/// policy whose `PROJECT.manifests` glob matches several projects, the project's directory.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct RequirementKey {
     /// The verification policy's id.
     pub policy: PolicyId,
     /// The requirement's id within the policy.
     pub id: String,
+    /// The directory of the project instance a `PROJECT.manifests` glob matched, relative to the
+    /// repository root; `None` for a policy with one project (`manifest`, `dir`) and for a glob
+    /// match at the root. Left out of the serialized form when `None`, so the key of a
+    /// one-project policy is what it was before globs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<RepoPath>,
+}
+
+impl RequirementKey {
+    /// The key of requirement `id` of `policy`'s project `instance`.
+    pub fn new(policy: PolicyId, id: impl Into<String>, instance: Option<RepoPath>) -> Self {
+        RequirementKey {
+            policy,
+            id: id.into(),
+            instance,
+        }
+    }
 }
 
 impl fmt::Display for RequirementKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.policy, self.id)
+        write!(f, "{}/{}", self.policy, self.id)?;
+        match &self.instance {
+            Some(dir) => write!(f, "@{dir}"),
+            None => Ok(()),
+        }
     }
 }
 

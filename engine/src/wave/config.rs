@@ -44,7 +44,7 @@ impl WaveConfig {
             timeout: settings.wave_timeout,
             tools,
             render: RenderLimits {
-                max_lines: settings.diagnostic_block.max_lines,
+                max_tokens: settings.diagnostic_block.max_tokens,
                 max_line_chars: settings.diagnostic_block.max_line_chars,
             },
             ..Self::default()
@@ -69,10 +69,10 @@ mod tests {
         let mut settings = Settings::default();
         settings.read_only_tools.insert("search_docs".to_owned());
         settings.wave_timeout = Duration::from_millis(2_500);
-        settings.diagnostic_block.max_lines = 7;
+        settings.diagnostic_block.max_tokens = 700;
         let config = WaveConfig::from_settings(&settings);
         assert_eq!(config.timeout, Duration::from_millis(2_500));
-        assert_eq!(config.render.max_lines, 7);
+        assert_eq!(config.render.max_tokens, 700);
         assert_eq!(config.render.max_line_chars, 400);
         assert!(config.tools.read_only.contains("search_docs"));
         assert!(

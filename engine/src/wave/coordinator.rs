@@ -76,6 +76,9 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         analysis: AnalysisCoordinator,
     ) -> Result<Self, WaveError> {
         let runtime = Handle::try_current().map_err(|_| WaveError::NoRuntime)?;
+        // The block's tokenizer takes about a second to build: build it now, off this thread,
+        // rather than on the first wave's delivery.
+        drop(runtime.spawn_blocking(crate::delivery::tokens::warm));
         Ok(Self {
             inner: Arc::new(WaveRuntime::new(config, source, analysis, runtime)),
         })

@@ -1,8 +1,9 @@
 //! The engine's integration tests: one crate (one link step) with a module per layer of
-//! `docs/architecture.md`, in the order data flows, `config → analysis/policy → workspace → wave →
-//! verification → state/status → session`, then the `cli` on top. The delivery layer is pure and
-//! unit-tested inline, like every test that builds no repository, spawns no process and calls one
-//! module's functions. `support` holds what the areas share: [`support::TestRepo`] and
+//! `docs/architecture.md`, in the order data flows, `config → analysis/policy → workspace →
+//! delivery → wave → verification → state/status → session`, then the `cli` on top. The delivery
+//! layer is pure and unit-tested inline, like every test that builds no repository, spawns no
+//! process and calls one module's functions; only the block's rendered cases live here, as
+//! snapshots. `support` holds what the areas share: [`support::TestRepo`] and
 //! [`support::ConfigRoot`] build every repository and config root, and rendered text is compared
 //! with snapshots in `engine/tests/snapshots/` (`support::snapshot`). The "Tests" section of
 //! `docs/architecture.md` describes the layout.
@@ -49,6 +50,8 @@ mod analysis;
 mod policy;
 
 mod workspace;
+
+mod delivery;
 
 mod wave;
 

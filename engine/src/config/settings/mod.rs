@@ -30,11 +30,12 @@ pub const CONTINUATION_CAP_BOUNDS: (i64, i64) = (1, 100);
 pub const DEFAULT_WAVE_TIMEOUT_MS: u64 = 10_000;
 /// The wave timeout's bounds, in milliseconds (100 ms to 10 minutes).
 pub const WAVE_TIMEOUT_MS_BOUNDS: (i64, i64) = (100, 600_000);
-/// The default line cap of the diagnostic block.
-pub const DEFAULT_BLOCK_MAX_LINES: usize = 20;
-/// The line cap's bounds (the block needs 3 lines for its header, one diagnostic and the
-/// omitted count).
-pub const BLOCK_MAX_LINES_BOUNDS: (i64, i64) = (3, 1_000);
+/// The default token budget of the diagnostic block (`o200k_base` tokens): about 90 locations of
+/// one rule with its guidance, or a dozen rules with a few locations each.
+pub const DEFAULT_BLOCK_MAX_TOKENS: usize = 1_000;
+/// The token budget's bounds (below 100 the header and the line naming what was left out would
+/// fill it).
+pub const BLOCK_MAX_TOKENS_BOUNDS: (i64, i64) = (100, 100_000);
 /// The default character cap per line of the diagnostic block.
 pub const DEFAULT_BLOCK_MAX_LINE_CHARS: usize = 400;
 /// The per-line character cap's bounds.
@@ -121,8 +122,8 @@ impl fmt::Display for Settings {
         writeln!(f, "  waves.timeout_ms = {}", self.wave_timeout.as_millis())?;
         writeln!(
             f,
-            "  diagnostic_block.max_lines = {}",
-            self.diagnostic_block.max_lines
+            "  diagnostic_block.max_tokens = {}",
+            self.diagnostic_block.max_tokens
         )?;
         writeln!(
             f,
@@ -142,12 +143,11 @@ impl fmt::Display for Settings {
     }
 }
 
-/// The limits of the diagnostic block (`[diagnostic_block]`). Named after the block rather than
-/// its unit, so a token budget can join the line and character caps.
+/// The limits of the diagnostic block (`[diagnostic_block]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockLimits {
-    /// `max_lines`: lines in the whole block, header and warning included.
-    pub max_lines: usize,
+    /// `max_tokens`: `o200k_base` tokens in the whole block; what does not fit is named in it.
+    pub max_tokens: usize,
     /// `max_line_chars`: characters per line; longer text is cut with `…`.
     pub max_line_chars: usize,
 }
@@ -155,7 +155,7 @@ pub struct BlockLimits {
 impl Default for BlockLimits {
     fn default() -> Self {
         Self {
-            max_lines: DEFAULT_BLOCK_MAX_LINES,
+            max_tokens: DEFAULT_BLOCK_MAX_TOKENS,
             max_line_chars: DEFAULT_BLOCK_MAX_LINE_CHARS,
         }
     }

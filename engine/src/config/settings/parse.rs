@@ -2,7 +2,7 @@
 //! key by key, so every problem names its key and line and a bad key only costs its own setting.
 
 use super::{
-    BLOCK_MAX_LINE_CHARS_BOUNDS, BLOCK_MAX_LINES_BOUNDS, CONTINUATION_CAP_BOUNDS, ExitCodePattern,
+    BLOCK_MAX_LINE_CHARS_BOUNDS, BLOCK_MAX_TOKENS_BOUNDS, CONTINUATION_CAP_BOUNDS, ExitCodePattern,
     ExitCodeSource, KeyFault, MAX_FIELD_DEPTH, MAX_READ_ONLY_TOOLS, MAX_SHELL_TOOLS, OWN_TOOL,
     ResultField, ResultPart, Settings, SettingsProblem, WAVE_TIMEOUT_MS_BOUNDS, WRITING_TOOLS,
     tool_name_fault,
@@ -18,13 +18,17 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("", &["verification", "waves", "diagnostic_block", "tools"]),
     ("verification", &["continuation_cap"]),
     ("waves", &["timeout_ms"]),
-    ("diagnostic_block", &["max_lines", "max_line_chars"]),
+    ("diagnostic_block", &["max_tokens", "max_line_chars"]),
     ("tools", &["read_only", "shell"]),
     (
         "tools.shell[]",
         &["name", "exit_code_field", "exit_code_pattern"],
     ),
 ];
+
+/// Keys that were renamed before any release, with the key that replaced them: suggested by the
+/// unknown-key error (a line count is no token count, so the value is not carried over).
+const RENAMED: &[(&str, &str)] = &[("diagnostic_block.max_lines", "diagnostic_block.max_tokens")];
 
 /// Built-in read-only tools: not shell tools.
 const READ_ONLY_BUILTINS: [&str; 4] = ["read", "grep", "find", "ls"];
@@ -69,13 +73,13 @@ pub(super) fn parse(path: &Path, text: &str) -> (Settings, Vec<SettingsProblem>)
     }
     if let Some(table) = reader.table(top, "", "diagnostic_block") {
         let block = &mut settings.diagnostic_block;
-        if let Some(lines) = reader.int(
+        if let Some(tokens) = reader.int(
             table,
             "diagnostic_block",
-            "max_lines",
-            BLOCK_MAX_LINES_BOUNDS,
+            "max_tokens",
+            BLOCK_MAX_TOKENS_BOUNDS,
         ) {
-            block.max_lines = usize::try_from(lines).unwrap_or(block.max_lines);
+            block.max_tokens = usize::try_from(tokens).unwrap_or(block.max_tokens);
         }
         if let Some(chars) = reader.int(
             table,
@@ -395,9 +399,13 @@ fn join(prefix: &str, key: &str) -> String {
     }
 }
 
-/// The known key closest to `key`: the full key of a setting whose name it is (written in the
+/// The known key closest to `key`: the key that replaced it, the full key of a setting whose name it is (written in the
 /// wrong table), else a key at this place that is spelled alike.
 fn suggest(key: &str, known: &[&str], prefix: &str) -> Option<String> {
+    let full = join(prefix, key);
+    if let Some((_, now)) = RENAMED.iter().find(|(old, _)| *old == full) {
+        return Some((*now).to_owned());
+    }
     for (place, keys) in KNOWN {
         if keys.contains(&key) && !place.is_empty() {
             return Some(format!("[{}] {key}", place.trim_end_matches("[]")));

@@ -3,6 +3,7 @@
 
 mod hostile;
 mod incremental;
+mod prefilter;
 mod rule_fixtures;
 mod rule_loading;
 mod scan;

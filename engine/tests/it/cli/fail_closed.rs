@@ -442,6 +442,27 @@ fn staged_paths_narrow_the_staged_files_down() {
     assert_eq!((code, stdout.as_str()), (0, ""));
 }
 
+#[cfg(unix)]
+#[test]
+fn a_staged_non_utf8_name_is_named_and_fails_the_check() {
+    use std::os::unix::ffi::OsStrExt;
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    repo.write("src/ok.ts", BANG);
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.ts");
+    std::fs::write(repo.path().join("src").join(name), BANG).expect("write");
+    repo.git(&["add", "src"]);
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--json", "--staged"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(hits(&stdout), bang_at("src/ok.ts"));
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "pi-native-hooks: warning: src/caf\u{fffd}.ts: not analyzed: the file name is not valid UTF-8",
+            &format!("{INCOMPLETE} 1 file was not analyzed; pass --allow-skipped to accept that"),
+        ]
+    );
+}
+
 #[test]
 fn staged_binary_content_is_named_and_fails_the_check() {
     let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);

@@ -315,6 +315,7 @@ fn sarif_fixes_and_an_empty_run_are_valid_too() {
         bytes: ByteRange { start: 40, end: 44 },
         text: "u?".to_owned(),
         content: ContentHash::of(b"the analyzed text"),
+        content_len: 17,
     };
     let diagnostics = [Diagnostic {
         rule: "bang",
@@ -548,4 +549,34 @@ fn help_shows_examples_and_exit_statuses() {
         assert!(text.contains("Examples:"), "{args:?}: {text}");
         assert!(text.contains("Exit status"), "{args:?}: {text}");
     }
+}
+
+/// The `--format human` sample of the README: its one result is the first one `check` prints,
+/// and its summary line is the last line, for the three files the sample describes.
+#[test]
+fn the_readme_human_sample_is_what_check_prints() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let sample = readme
+        .split("(`--format human`)")
+        .nth(1)
+        .and_then(|after| after.split("```text\n").nth(1))
+        .and_then(|block| block.split("```").next())
+        .expect("the README has a --format human sample");
+    let (first_result, summary) = sample
+        .split_once("\n\n")
+        .expect("a result, a blank line and a summary");
+
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    for (path, name) in [("modified.ts", "a"), ("sub/b.ts", "b"), ("sub/c.ts", "c")] {
+        repo.write(
+            path,
+            format!("declare const u: {{ n?: string }};\nexport const {name} = u!.n;\n"),
+        );
+    }
+    let (code, stdout, stderr) =
+        check(&repo.path().join("sub"), &["--builtin", "--color", "never"]);
+    assert_eq!((code, stderr.as_str()), (1, ""), "{stdout}");
+    assert_eq!(stdout.split("\n\n").next(), Some(first_result), "{stdout}");
+    assert!(stdout.ends_with(&format!("\n\n{summary}")), "{stdout}");
 }

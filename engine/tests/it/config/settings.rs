@@ -6,8 +6,8 @@ use crate::support::gate::{Session as GateSession, success, write_call};
 use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::config::settings::{
-    BlockLimits, ExitCodeSource, KeyFault, LoadedSettings, ResultField, ResultPart, Settings,
-    SettingsOrigin, SettingsProblem, load_settings_at,
+    BlockLimits, DEFAULT_BLOCK_MAX_TOKENS, ExitCodeSource, KeyFault, LoadedSettings, ResultField,
+    ResultPart, Settings, SettingsOrigin, SettingsProblem, load_settings_at,
 };
 use pi_native_hooks::config::trust::TrustError;
 use pi_native_hooks::delivery::RenderLimits;
@@ -52,7 +52,7 @@ continuation_cap = 3
 timeout_ms = 2_500
 
 [diagnostic_block]
-max_lines = 12
+max_tokens = 1_200
 max_line_chars = 0x78
 
 [tools]
@@ -81,7 +81,7 @@ fn every_key_is_read() {
     assert_eq!(
         settings.diagnostic_block,
         BlockLimits {
-            max_lines: 12,
+            max_tokens: 1_200,
             max_line_chars: 120
         }
     );
@@ -120,10 +120,10 @@ fn defaults_match_the_engine_and_an_absent_file_gives_them() {
     let render = RenderLimits::default();
     assert_eq!(
         (
-            defaults.diagnostic_block.max_lines,
+            defaults.diagnostic_block.max_tokens,
             defaults.diagnostic_block.max_line_chars
         ),
-        (render.max_lines, render.max_line_chars)
+        (render.max_tokens, render.max_line_chars)
     );
     let root = ConfigRoot::builder().build();
     let loaded = load_settings_at(root.path()).expect("the root exists");
@@ -192,9 +192,30 @@ fn unknown_keys_are_named_with_their_line_and_a_suggestion() {
 }
 
 #[test]
+fn the_replaced_line_cap_points_to_the_token_budget_and_keeps_no_value() {
+    let (loaded, root) = load("[diagnostic_block]\nmax_lines = 12\nmax_line_chars = 120\n");
+    let text: Vec<String> = loaded.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        text,
+        [format!(
+            "{}:2: `diagnostic_block.max_lines` is not a setting: did you mean `diagnostic_block.max_tokens`? The settings here are `diagnostic_block.max_tokens`, `diagnostic_block.max_line_chars`",
+            root.path().join("settings.toml").display()
+        )]
+    );
+    assert_eq!(
+        loaded.settings.diagnostic_block,
+        BlockLimits {
+            max_tokens: DEFAULT_BLOCK_MAX_TOKENS,
+            max_line_chars: 120
+        },
+        "a line count is not carried over as a token budget"
+    );
+}
+
+#[test]
 fn a_wrong_type_keeps_that_default_and_names_the_key() {
     let (loaded, _root) = load(
-        "[waves]\ntimeout_ms = \"10s\"\n[verification]\ncontinuation_cap = 5\n[diagnostic_block]\nmax_lines = 1.5\n[tools]\nread_only = \"search\"\n",
+        "[waves]\ntimeout_ms = \"10s\"\n[verification]\ncontinuation_cap = 5\n[diagnostic_block]\nmax_tokens = 1.5\n[tools]\nread_only = \"search\"\n",
     );
     assert_eq!(
         key_problems(&loaded),
@@ -209,7 +230,7 @@ fn a_wrong_type_keeps_that_default_and_names_the_key() {
             ),
             (
                 6,
-                "diagnostic_block.max_lines".to_owned(),
+                "diagnostic_block.max_tokens".to_owned(),
                 KeyFault::Type {
                     expected: "an integer",
                     found: "float"
@@ -248,7 +269,7 @@ fn a_wrong_type_keeps_that_default_and_names_the_key() {
 #[test]
 fn out_of_bounds_values_are_refused_by_name() {
     let (loaded, root) = load(
-        "[verification]\ncontinuation_cap = 0\n[waves]\ntimeout_ms = 99999999999999999999\n[diagnostic_block]\nmax_lines = 2\nmax_line_chars = 1_000_000\n",
+        "[verification]\ncontinuation_cap = 0\n[waves]\ntimeout_ms = 99999999999999999999\n[diagnostic_block]\nmax_tokens = 99\nmax_line_chars = 1_000_000\n",
     );
     let range = |value: &str, min, max| KeyFault::Range {
         value: value.to_owned(),
@@ -270,8 +291,8 @@ fn out_of_bounds_values_are_refused_by_name() {
             ),
             (
                 6,
-                "diagnostic_block.max_lines".to_owned(),
-                range("2", 3, 1_000)
+                "diagnostic_block.max_tokens".to_owned(),
+                range("99", 100, 100_000)
             ),
             (
                 7,

@@ -84,6 +84,15 @@ pub(super) fn bash(id: &'static str, command: &str, exit_code: i64) -> Call {
     }
 }
 
+/// A call of `tool`, a shell tool declared in the settings (or not), whose exit code the binding
+/// read as `exit_code`.
+pub(super) fn shell(id: &'static str, tool: &'static str, command: &str, exit_code: i64) -> Call {
+    Call {
+        tool,
+        ..bash(id, command, exit_code)
+    }
+}
+
 /// Plays one parallel wave as Pi 1.6 does: every start and preflight in source order, then the
 /// effects, then each result (in reverse order) and its end. Returns the block appended to each
 /// call's result, if any.
@@ -360,7 +369,8 @@ async fn without_a_config_root_the_session_runs_the_built_in_pack_without_verifi
         .as_deref()
         .expect("the built-in pack's diagnostic");
     assert!(
-        block.contains("- src/a.ts:1:18 typescript-no-non-null-assertion-ts:"),
+        block.contains("typescript-no-non-null-assertion-ts (warning):")
+            && block.contains("\n  src/a.ts:1:18\n"),
         "{block}"
     );
     // The pack holds no verification policy: nothing is armed, the agent may settle.
@@ -660,7 +670,9 @@ async fn file_names_with_a_newline_or_an_escape_are_escaped_in_the_block_and_the
     let text = block(patches[0].as_ref().expect("a block"));
     let lines: Vec<&str> = text.lines().collect();
     assert!(
-        lines.iter().all(|line| !line.starts_with("- src/x.ts")),
+        lines
+            .iter()
+            .all(|line| !line.starts_with("- src/x.ts") && !line.starts_with("  src/x.ts")),
         "{text}"
     );
     let status = render_status(&session.status());

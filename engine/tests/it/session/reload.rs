@@ -4,8 +4,9 @@
 //! status text that says why a check is in its state (last success, last rejected run, waiver,
 //! per-policy digest and load state).
 
-use super::end_to_end::{bash, call, open, state_of, wave};
+use super::end_to_end::{bash, call, open, shell, state_of, wave};
 use super::{NODE_VERIFICATION, node_config, node_project};
+use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::write;
 use pi_native_hooks::session::{footer, render_status};
 use pi_native_hooks::verification::RequirementState;
@@ -167,4 +168,214 @@ async fn the_status_names_the_last_rejected_run_the_last_success_and_each_policy
         ),
         "{text}"
     );
+}
+
+/// Settings a reload turns on: a cap of one continuation and a declared shell tool.
+const RELOADED_SETTINGS: &str = r#"[verification]
+continuation_cap = 1
+
+[[tools.shell]]
+name = "run_shell"
+exit_code_field = "details.exit_code"
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reloading_applies_a_changed_continuation_cap_and_shell_tool_and_a_broken_file_keeps_them()
+{
+    let (repo, root) = (node_project(), node_config());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    // Before the reload `run_shell` is no shell tool: its run does not count.
+    wave(&session, &[shell("R0", "run_shell", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    assert_eq!(session.status().hooks.verification.gate.continuation_cap, 8);
+
+    std::fs::write(root.path().join("settings.toml"), RELOADED_SETTINGS).expect("settings");
+    let reloaded = session.reload().await.expect("the reload runs");
+    let status = reloaded.status();
+    assert_eq!(status.hooks.settings.continuation_cap, 1);
+    assert_eq!(status.hooks.verification.gate.continuation_cap, 1);
+    assert_eq!(status.hooks.settings.problems, Vec::<String>::new());
+    // The reloaded cap: one continuation, then the gate stops forcing.
+    let first = reloaded.before_settle().await;
+    assert!(
+        first
+            .message
+            .is_some_and(|m| m.contains("`bash` or `run_shell` tool")),
+        "the continuation names the reloaded shell tool"
+    );
+    let second = reloaded.before_settle().await;
+    assert_eq!(second.message, None, "the cap of 1 is reached");
+    assert!(
+        second
+            .notification
+            .is_some_and(|n| n.contains("after 1 continuations")),
+        "the exhaustion notice names the reloaded cap"
+    );
+    // The reloaded shell tool: its run of the exact command now counts.
+    wave(&reloaded, &[shell("R1", "run_shell", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&reloaded), [RequirementState::Passed]);
+
+    // A settings file that no longer parses keeps the settings in force, and says so.
+    std::fs::write(root.path().join("settings.toml"), "[verification\n").expect("break it");
+    let broken = reloaded.reload().await.expect("the reload runs");
+    let status = broken.status();
+    assert_eq!(status.hooks.settings.continuation_cap, 1);
+    assert_eq!(status.hooks.verification.gate.continuation_cap, 1);
+    assert_eq!(
+        status
+            .hooks
+            .settings
+            .shell_tools
+            .iter()
+            .map(|tool| tool.name.as_str())
+            .collect::<Vec<_>>(),
+        ["run_shell"]
+    );
+    let problems = &status.hooks.settings.problems;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].contains("settings.toml:1: not valid TOML: ")
+            && problems[0].ends_with("(the settings in force before /reload are kept)"),
+        "{problems:?}"
+    );
+    let text = render_status(&status);
+    assert!(
+        text.contains("settings.toml (failed to load at /reload; the settings in force before /reload are kept)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  verification.continuation_cap = 1, "),
+        "{text}"
+    );
+    assert!(footer(&broken.footer_summary()).ends_with("degraded (/hooks-doctor)"));
+    wave(
+        &broken,
+        &[call(
+            "W2",
+            "write",
+            json!({ "path": "src/a.ts", "content": "y" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 3;\n"),
+    )
+    .await;
+    wave(&broken, &[shell("R2", "run_shell", "npm test", 0)], || {}).await;
+    assert_eq!(
+        state_of(&broken),
+        [RequirementState::Passed],
+        "the kept shell tool still counts"
+    );
+
+    // Fixed, the file's values apply again; removed, the defaults do.
+    std::fs::remove_file(root.path().join("settings.toml")).expect("remove");
+    let defaults = broken.reload().await.expect("the reload runs");
+    let status = defaults.status();
+    assert_eq!(status.hooks.verification.gate.continuation_cap, 8);
+    assert!(status.hooks.settings.problems.is_empty());
+    assert!(status.hooks.settings.shell_tools.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_near_miss_of_the_command_is_a_rejected_run_in_the_status_and_the_continuation() {
+    let (repo, root) = (node_project(), node_config());
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    wave(&session, &[bash("N", "npm test -- --watch", 0)], || {}).await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    let root_dir = repo.path().display();
+    let message = session
+        .before_settle()
+        .await
+        .message
+        .expect("the check is outstanding");
+    assert!(
+        message.contains(&format!(
+            "the run in call N did not count: not the exact command: expected `npm test` in {root_dir}"
+        )),
+        "{message}"
+    );
+    let text = render_status(&session.status());
+    assert!(
+        text.contains(&format!(
+            "    last rejected run: call N at revision 1, 2023-11-14 22:13:20 UTC: not the exact command: expected `npm test` in {root_dir}\n"
+        )),
+        "{text}"
+    );
+    let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
+    assert_snapshot!("near_miss_status", redact(&text, &paths));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_glob_that_matches_nothing_is_named_in_status_and_doctor_and_a_reload_matches_again() {
+    let glob_policy = |glob: &str| {
+        format!(
+            "const ID = \"pkg-tests\";\nconst KIND = \"verification\";\nconst PROJECT = #{{ manifests: \"{glob}\" }};\nconst REQUIREMENTS = [ #{{ id: \"test\", command: \"npm test\", affects: \"code\" }} ];\nfn code(path) {{ path.ends_with(\".ts\") }}\n"
+        )
+    };
+    let repo = node_project();
+    let root = crate::support::ConfigRoot::builder()
+        .policy("pkg.rhai", &glob_policy("packages/*/package.json"))
+        .build();
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let status = session.status();
+    assert!(
+        status.hooks.config.load_errors.is_empty(),
+        "the policy loads"
+    );
+    assert!(status.hooks.verification.requirements.is_empty());
+    let expected = "project problem: policy `pkg-tests`: `PROJECT.manifests` \"packages/*/package.json\" matched no manifest, so it requires nothing";
+    let text = render_status(&status);
+    assert!(text.contains(&format!("  {expected}\n")), "{text}");
+    let doctor = session.doctor_text().await;
+    assert!(doctor.contains(&format!("{expected}\n")), "{doctor}");
+
+    // `**/package.json` matches the root's manifest: a project at the root, keyed as one.
+    std::fs::write(
+        root.path().join("policies/pkg.rhai"),
+        glob_policy("**/package.json"),
+    )
+    .expect("edit the policy");
+    let reloaded = session.reload().await.expect("the reload runs");
+    let status = reloaded.status();
+    assert!(status.hooks.verification.project_problems.is_empty());
+    let requirement = &status.hooks.verification.requirements[0];
+    assert_eq!(requirement.key.to_string(), "pkg-tests/test");
+    assert_eq!(requirement.project.name, "my-node-project");
+    let dir = repo.path().to_path_buf();
+    wave(
+        &reloaded,
+        &[call(
+            "W",
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(&dir, "src/a.ts", "export const a = 2;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&reloaded), [RequirementState::NotRun]);
+    wave(&reloaded, &[bash("P", "npm test", 0)], || {}).await;
+    assert_eq!(state_of(&reloaded), [RequirementState::Passed]);
 }

@@ -656,6 +656,14 @@ impl Fake {
 /// A coordinator over a real directory with the built-in rules and policies (never the personal
 /// config), the real analyzer wrapped in [`Counting`].
 pub fn real(dir: &Path) -> (WaveCoordinator, ScanLog) {
+    real_with(dir, pi_native_hooks::delivery::RenderLimits::default())
+}
+
+/// [`real`] with the block bounded by `render`.
+pub fn real_with(
+    dir: &Path,
+    render: pi_native_hooks::delivery::RenderLimits,
+) -> (WaveCoordinator, ScanLog) {
     use pi_native_hooks::analysis::{Analyzer, ScanLimits, rules::load_source};
     use pi_native_hooks::config::ConfigSource;
     use pi_native_hooks::policy::source::builtin_sources;
@@ -684,6 +692,7 @@ pub fn real(dir: &Path) -> (WaveCoordinator, ScanLog) {
     let workspace = GitWorkspace::probe(dir).expect("probe");
     let config = WaveConfig {
         timeout: Duration::from_secs(60),
+        render,
         ..WaveConfig::default()
     };
     let coordinator = WaveCoordinator::new(config, workspace, analysis).expect("runtime");
@@ -695,4 +704,26 @@ pub fn write_step(id: &str, root: &Path, path: &str, text: &str) -> Step {
     let (root, p, t) = (root.to_path_buf(), path.to_owned(), text.to_owned());
     Step::new(id, "write", json!({ "path": path, "content": text }))
         .effect(move || write(&root, &p, &t))
+}
+
+/// The locations a diagnostic block lists under the header of `rule` (`path:line:column`), in
+/// the order listed: the space-separated lists and the lines with a message of their own.
+pub fn listed_locations(block: &str, rule: &str) -> Vec<String> {
+    let mut current = false;
+    let mut found = Vec::new();
+    for line in block.lines().skip(1) {
+        if !line.starts_with(' ') {
+            current = line.starts_with(&format!("{rule} ("));
+            continue;
+        }
+        let body = line.trim_start();
+        if !current || body.starts_with("Fix:") || body.starts_with("To keep") {
+            continue;
+        }
+        match body.split_once(": ") {
+            Some((location, _message)) => found.push(location.to_owned()),
+            None => found.extend(body.split(' ').map(str::to_owned)),
+        }
+    }
+    found
 }

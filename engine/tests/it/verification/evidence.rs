@@ -70,17 +70,26 @@ fn commands_with_unicode_or_control_blanks_never_count() {
             format!("npm test {blank} "),
             format!("  npm test\n{blank}"),
         ] {
-            session.run(&command, success());
+            let id = session.run(&command, success());
             runs += 1;
             assert_eq!(
                 session.state("test"),
                 RequirementState::NotRun,
                 "{command:?} counted as `npm test`"
             );
+            // A different command, never a run; when it still reads as a try at `npm test`
+            // (it contains it, or its first two words split on Unicode blanks are `npm test`)
+            // the status names the command that counts.
+            let near_miss = command.contains("npm test")
+                || command.split_whitespace().take(2).eq(["npm", "test"]);
+            let expected = near_miss.then(|| RejectionReason::NotExactCommand {
+                expected: "npm test".to_owned(),
+                dir: session.root(),
+            });
             assert_eq!(
-                session.requirement("test").last_rejection,
-                None,
-                "{command:?} is a different command, not a rejected run of `npm test`"
+                rejected_by(&session, &id),
+                expected,
+                "{command:?} is a different command, not a run of `npm test`"
             );
         }
     }
@@ -187,12 +196,73 @@ fn wrong_directory_does_not_count() {
     );
 }
 
+/// The reason a near miss of `npm test` at the session's root leaves.
+fn not_exact(session: &Session) -> Option<RejectionReason> {
+    Some(RejectionReason::NotExactCommand {
+        expected: "npm test".to_owned(),
+        dir: session.root(),
+    })
+}
+
+fn last_reason(session: &Session) -> Option<RejectionReason> {
+    session
+        .requirement("test")
+        .last_rejection
+        .clone()
+        .map(|rejection| rejection.reason)
+}
+
+/// Why call `id` was rejected, when the last rejected run of `npm test` is that call.
+fn rejected_by(session: &Session, id: &str) -> Option<RejectionReason> {
+    session
+        .requirement("test")
+        .last_rejection
+        .clone()
+        .filter(|rejection| rejection.tool_call_id == id)
+        .map(|rejection| rejection.reason)
+}
+
 #[test]
-fn focused_command_does_not_count() {
+fn focused_command_does_not_count_and_is_a_near_miss() {
     let mut session = armed();
     session.run("npm test -- --watch", success());
     assert_eq!(session.state("test"), RequirementState::NotRun);
-    assert_eq!(session.requirement("test").last_rejection, None);
+    assert_eq!(last_reason(&session), not_exact(&session));
+}
+
+#[test]
+fn near_misses_name_the_exact_command_and_its_directory() {
+    let mut session = armed();
+    let root = session.root();
+    for command in [
+        "npm test && npm run lint".to_owned(),
+        "npm test | tee out.log".to_owned(),
+        format!("cd {} && npm test", root.display()),
+        "npm test --silent".to_owned(),
+        "npm  test -- -t focus".to_owned(),
+    ] {
+        let id = session.run(&command, success());
+        assert_eq!(session.state("test"), RequirementState::NotRun, "{command}");
+        assert_eq!(rejected_by(&session, &id), not_exact(&session), "{command}");
+        let decision = session.settle();
+        let text = continuation_text(&decision);
+        assert!(
+            text.contains(&format!(
+                "did not count: not the exact command: expected `npm test` in {}",
+                root.display()
+            )),
+            "{command}: {text}"
+        );
+    }
+    // Other programs and other subcommands are not tries at `npm test`.
+    for command in ["npm install", "npm run test", "npm t", "yarn test", "ls"] {
+        let id = session.run(command, success());
+        assert_eq!(rejected_by(&session, &id), None, "{command}");
+    }
+    // A near miss never counts, not even as a failure.
+    session.run("npm test -- --watch", exit(1));
+    assert_eq!(session.state("test"), RequirementState::NotRun);
+    assert_eq!(session.requirement("test").last_failure, None);
 }
 
 #[test]

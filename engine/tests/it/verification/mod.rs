@@ -2,6 +2,7 @@
 //! settle decision, waivers and checks that write files.
 
 mod evidence;
+mod globs;
 mod monorepo;
 mod policies;
 mod project;

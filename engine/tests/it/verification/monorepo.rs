@@ -229,9 +229,15 @@ fn the_cd_form_counts_from_another_directory_and_other_shell_forms_do_not() {
         mono.run(&command, success());
         assert_eq!(mono.state("b-tests"), RequirementState::NotRun, "{command}");
         assert_eq!(
-            mono.requirement("b-tests").last_rejection,
-            None,
-            "{command}"
+            mono.requirement("b-tests")
+                .last_rejection
+                .as_ref()
+                .map(|rejection| &rejection.reason),
+            Some(&RejectionReason::NotExactCommand {
+                expected: "npm run test:b".to_owned(),
+                dir: b.clone(),
+            }),
+            "{command} is a near miss: the status names the command that counts"
         );
     }
     // A failing run in the cd form is a counted failure.

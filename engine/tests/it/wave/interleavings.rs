@@ -153,7 +153,7 @@ fn check(scenario: &Scenario) -> Result<(), TestCaseError> {
         let config = WaveConfig {
             history: 10_000,
             render: RenderLimits {
-                max_lines: 10_000,
+                max_tokens: 100_000,
                 ..RenderLimits::default()
             },
             ..WaveConfig::default()

@@ -23,12 +23,9 @@ fn legacy_test(focus: bool, padding: &str) -> String {
     )
 }
 
-/// The lines of `block` that name a finding of `rule`.
+/// How many findings of `rule` `block` lists.
 fn listed(block: &str, rule: &str) -> usize {
-    block
-        .lines()
-        .filter(|line| line.starts_with("- ") && line.contains(rule))
-        .count()
+    crate::support::wave::listed_locations(block, rule).len()
 }
 
 async fn settle(coordinator: &WaveCoordinator) {
@@ -58,7 +55,7 @@ async fn an_edit_to_a_legacy_file_lists_only_what_it_introduced_and_counts_the_r
     let block = appended(&edit, "A").expect("a block for the new `.only`");
     assert_eq!(listed(block, FOCUSED), 1, "{block}");
     assert!(
-        block.contains(&format!("- src/x.test.ts:4:1 {FOCUSED}")),
+        crate::support::wave::listed_locations(block, FOCUSED) == ["src/x.test.ts:4:1"],
         "{block}"
     );
     assert_eq!(listed(block, ANY), 0, "{block}");
@@ -144,7 +141,7 @@ async fn identical_findings_count_as_a_multiset_and_the_extra_one_is_listed() {
     let block = appended(&wave, "A").expect("a block");
     assert_eq!(listed(block, NON_NULL), 1, "{block}");
     assert!(
-        block.contains(&format!("- src/m.ts:2:11 {NON_NULL}")),
+        crate::support::wave::listed_locations(block, NON_NULL) == ["src/m.ts:2:11"],
         "{block}"
     );
     assert!(

@@ -3,6 +3,7 @@
 //! classification are unit tests in `wave::event` and `wave::tools`.
 
 mod analysis;
+mod block;
 mod git;
 mod harness;
 mod interleavings;

@@ -3,7 +3,7 @@
 //! policy that consumes a rule takes over its findings, and only what the wave introduced is
 //! listed.
 
-use crate::support::wave::{Run, appended, run_batch, write_step};
+use crate::support::wave::{Run, appended, listed_locations, run_batch, write_step};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::config::ConfigSource;
 use pi_native_hooks::setup::LoadedConfig;
@@ -133,13 +133,7 @@ async fn a_rule_no_policy_consumes_reaches_the_model_as_its_message_and_note() {
         "var x = 1;\neval(\"x\");\n",
     )
     .await;
-    insta::assert_snapshot!(block, @r"
-    [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
-    - src/a.ts:1:1 no-var: Use `let` or `const` instead of `var`.
-      Fix: Replace `var` with `const`, or `let` when the variable is reassigned. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>
-    - src/a.ts:2:1 no-eval: eval runs arbitrary code.
-      To keep a deliberate case, add on the line above: // ast-grep-ignore: no-eval -- <reason>
-    ");
+    crate::support::snapshot::assert_snapshot!("unconsumed_message_and_note", block);
     let report = &coordinator.status().recent[0];
     assert_eq!((report.scans.len(), report.delivered), (1, 2));
     assert!(report.policy_failures.is_empty());
@@ -158,10 +152,9 @@ async fn only_the_unconsumed_findings_the_wave_introduced_are_listed() {
         "var a = 1;\nvar b = 2;\nvar c = 3;\n",
     )
     .await;
-    let listed: Vec<&str> = block.lines().filter(|l| l.starts_with("- ")).collect();
     assert_eq!(
-        listed,
-        ["- src/old.ts:3:1 no-var: Use `let` or `const` instead of `var`."],
+        listed_locations(&block, "no-var"),
+        ["src/old.ts:3:1"],
         "{block}"
     );
     assert!(
@@ -178,7 +171,7 @@ async fn only_the_unconsumed_findings_the_wave_introduced_are_listed() {
     )
     .await;
     assert!(
-        !again.lines().any(|l| l.starts_with("- ")),
+        listed_locations(&again, "no-var").is_empty(),
         "nothing new: {again}"
     );
 }
@@ -200,13 +193,7 @@ async fn a_policy_that_consumes_the_rule_takes_over_its_findings() {
         "var x = 1;\neval(\"x\");\n",
     )
     .await;
-    insta::assert_snapshot!(block, @r"
-    [pi-native-hooks] The `write` call succeeded; its result above is unchanged. New lint diagnostics in files changed by this step:
-    - src/a.ts:1:1 no-var: Use `let` or `const` instead of `var`.
-      Fix: Declare it with const. // ast-grep-ignore: no-var -- <reason>
-    - src/a.ts:2:1 no-eval: eval runs arbitrary code.
-      To keep a deliberate case, add on the line above: // ast-grep-ignore: no-eval -- <reason>
-    ");
+    crate::support::snapshot::assert_snapshot!("consuming_policy_takes_over", block);
     assert_eq!(coordinator.status().recent[0].delivered, 2);
 }
 
@@ -229,10 +216,9 @@ async fn what_a_consuming_policy_leaves_out_stays_out() {
     .await;
     coordinator.idle().await.expect("idle");
     let block = appended(&outcomes, "B").expect("a block");
-    let listed: Vec<&str> = block.lines().filter(|l| l.starts_with("- ")).collect();
     assert_eq!(
-        listed,
-        ["- src/b.ts:1:1 no-var: Use `let` or `const` instead of `var`."],
+        listed_locations(block, "no-var"),
+        ["src/b.ts:1:1"],
         "{block}"
     );
     assert!(block.contains("Fix: Declare it with const."), "{block}");
@@ -250,15 +236,16 @@ async fn the_findings_of_a_failing_policy_still_reach_the_model_with_a_warning()
     let block = one_write(&coordinator, repo.path(), "src/a.ts", "var x = 1;\n").await;
     let lines: Vec<&str> = block.lines().collect();
     assert_eq!(
-        lines[1..3],
+        lines[1..4],
         [
-            "- src/a.ts:1:1 no-var: Use `let` or `const` instead of `var`.",
+            "no-var (warning): Use `let` or `const` instead of `var`.",
+            "  src/a.ts:1:1",
             "  Fix: Replace `var` with `const`, or `let` when the variable is reassigned. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-var -- <reason>",
         ],
         "{block}"
     );
     assert!(
-        lines[3].starts_with("Warning: this check is incomplete (1 policy failed)"),
+        lines[4].starts_with("Warning: this check is incomplete (1 policy failed)"),
         "{block}"
     );
     assert_eq!(coordinator.status().recent[0].policy_failures.len(), 1);
@@ -282,12 +269,16 @@ rule:
     let lines: Vec<&str> = block.lines().collect();
     assert_eq!(
         lines.len(),
-        3,
-        "one header, one diagnostic, one guidance line: {block}"
+        4,
+        "one header, one rule, one location, one guidance line: {block}"
     );
     assert_eq!(
-        lines[1], "- src/a.ts:1:1 loud: bad - src/z.ts:9:9 fake: forged \\u{1b}[2J",
+        lines[1..3],
+        [
+            "loud (warning): bad - src/z.ts:9:9 fake: forged \\u{1b}[2J",
+            "  src/a.ts:1:1"
+        ],
         "{block}"
     );
-    assert!(lines[2].starts_with("  Fix: line one - src/z.ts:1:1 fake: forged\\u{202e}"));
+    assert!(lines[3].starts_with("  Fix: line one - src/z.ts:1:1 fake: forged\\u{202e}"));
 }
