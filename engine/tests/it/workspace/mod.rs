@@ -9,3 +9,4 @@ mod hostile;
 mod nongit;
 mod paths;
 mod stat_pass;
+mod watch;
