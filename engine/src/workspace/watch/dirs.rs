@@ -68,6 +68,13 @@ pub(super) fn walk(
                 continue;
             }
             let child = rel.join(&name);
+            // Reading a FIFO where git expects ignore rules would block the walk.
+            if name == ".gitignore" && !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+                return Err(WalkError::Rules(format!(
+                    "{} is not a regular file",
+                    child.display()
+                )));
+            }
             if !entry.file_type().is_ok_and(|kind| kind.is_dir()) {
                 if list_files {
                     found.files.push(child);

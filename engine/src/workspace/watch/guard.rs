@@ -14,7 +14,7 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 /// The repository's own files whose change makes the watcher's events insufficient.
-fn rule_files(open: &OpenRepo) -> Vec<PathBuf> {
+pub(super) fn rule_files(open: &OpenRepo) -> Vec<PathBuf> {
     let common = open.repo.common_dir();
     let git_dir = open.repo.git_dir();
     vec![

@@ -49,6 +49,8 @@ pub enum FallbackReason {
         /// The file system's name.
         filesystem: String,
     },
+    /// Another capture was running (possibly blocked); this one was taken on its own.
+    Busy,
     /// A changed path's name is not UTF-8, so only a full status can name it as git does.
     NonUtf8Name {
         /// The name, with the bytes that are not UTF-8 replaced.
@@ -86,6 +88,7 @@ impl fmt::Display for FallbackReason {
                     "the worktree is on {filesystem}, which the watcher cannot vouch for"
                 )
             }
+            Self::Busy => write!(f, "another snapshot was being taken"),
             Self::NonUtf8Name { path } => write!(f, "{path} has a name that is not UTF-8"),
             Self::StagedRename { path } => {
                 write!(f, "{path} is part of a staged rename or copy")

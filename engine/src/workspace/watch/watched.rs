@@ -49,7 +49,11 @@ pub struct WatchedCapture {
 pub struct WatchedWorkspace {
     dir: PathBuf,
     options: WatchOptions,
+    /// Held for a whole capture, which may block (a FIFO where git reads a file).
     inner: Mutex<Inner>,
+    /// What the last capture published: never held across I/O, so [`WatchedWorkspace::status`]
+    /// never waits for a capture.
+    published: Mutex<WatchStatus>,
 }
 
 struct Inner {
@@ -78,6 +82,15 @@ struct Armed {
 /// Files whose change changes the status of paths no event names.
 const RULE_FILES: [&str; 3] = [".gitignore", ".gitattributes", ".gitmodules"];
 
+impl std::fmt::Debug for WatchedWorkspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WatchedWorkspace")
+            .field("dir", &self.dir)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
 impl WatchedWorkspace {
     /// A watcher for the worktree containing `dir`, started by the first capture.
     pub fn new(dir: impl Into<PathBuf>, options: WatchOptions) -> Self {
@@ -92,6 +105,12 @@ impl WatchedWorkspace {
                 full: 0,
                 last_fallback: None,
             }),
+            published: Mutex::new(WatchStatus {
+                state: WatchState::Unarmed,
+                watched: 0,
+                full: 0,
+                last_fallback: None,
+            }),
         }
     }
 
@@ -99,9 +118,25 @@ impl WatchedWorkspace {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// What the status shows.
+    /// What the status shows, as the last capture left it. Never waits for a capture.
     pub fn status(&self) -> WatchStatus {
-        let inner = self.lock();
+        self.published
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn publish(&self, inner: &Inner) {
+        *self
+            .published
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = inner.status();
+    }
+}
+
+impl Inner {
+    fn status(&self) -> WatchStatus {
+        let inner = self;
         let state = match (&inner.unavailable, &inner.armed) {
             (Some(reason), _) => WatchState::Unavailable {
                 reason: reason.clone(),
@@ -118,7 +153,9 @@ impl WatchedWorkspace {
             last_fallback: inner.last_fallback.clone(),
         }
     }
+}
 
+impl WatchedWorkspace {
     /// Test seam: behaves as if the kernel's event queue had overflowed.
     #[doc(hidden)]
     pub fn simulate_overflow(&self) {
@@ -129,8 +166,32 @@ impl WatchedWorkspace {
 
     /// A snapshot of the whole worktree, equal to [`capture_with_cancel`]'s: from the watcher's
     /// events when it can vouch for them, else a full one (and the watcher re-arms first).
+    ///
+    /// A capture while another one runs (which may be blocked) is a full one that leaves the
+    /// watcher alone ([`FallbackReason::Busy`]).
     pub fn capture(&self, cancel: &CancelToken) -> Result<WatchedCapture, WorkspaceError> {
-        let mut inner = self.lock();
+        let mut inner = match self.inner.try_lock() {
+            Ok(inner) => inner,
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                return Ok(WatchedCapture {
+                    snapshot: capture_with_cancel(&self.dir, cancel)?,
+                    kind: CaptureKind::Full {
+                        reason: FallbackReason::Busy,
+                    },
+                });
+            }
+        };
+        let result = self.capture_locked(&mut inner, cancel);
+        self.publish(&inner);
+        result
+    }
+
+    fn capture_locked(
+        &self,
+        inner: &mut Inner,
+        cancel: &CancelToken,
+    ) -> Result<WatchedCapture, WorkspaceError> {
         let open = repo::open(&self.dir)?;
         let reason = match inner.watched_capture(&open, &self.options, cancel)? {
             Ok((snapshot, paths)) => {
@@ -195,7 +256,13 @@ impl Inner {
         }
         let guard = match guard.compare(open)? {
             Ok(guard) => guard,
-            Err(reason) => return Ok(Err(reason)),
+            Err(reason) => {
+                // Changed ignore rules may change which directories need a watch.
+                if matches!(reason, FallbackReason::Rules { .. }) {
+                    self.disarm();
+                }
+                return Ok(Err(reason));
+            }
         };
         let units = match armed.units(&pending.paths) {
             Ok(units) => units,
@@ -394,6 +461,15 @@ fn watch_dir(
 fn arm(open: &OpenRepo, options: &WatchOptions) -> Result<Armed, FallbackReason> {
     if let Some(filesystem) = super::filesystem::unsupported(&open.workdir) {
         return Err(FallbackReason::Unsupported { filesystem });
+    }
+    // Reading a FIFO where git expects a file would block every walk: such a repository is
+    // left to the full snapshot, which reports it.
+    for path in super::guard::rule_files(open) {
+        if std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.is_file()) {
+            return Err(FallbackReason::WatcherError {
+                message: format!("{} is not a regular file", path.display()),
+            });
+        }
     }
     let error = |error: notify::Error| FallbackReason::WatcherError {
         message: error.to_string(),

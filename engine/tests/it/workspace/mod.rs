@@ -10,3 +10,4 @@ mod nongit;
 mod paths;
 mod stat_pass;
 mod watch;
+mod watch_props;
