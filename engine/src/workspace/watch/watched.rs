@@ -203,16 +203,19 @@ impl WatchedWorkspace {
             }
             Err(reason) => reason,
         };
+        let mut reason = reason;
         if inner.armed.is_none() && inner.unavailable.is_none() {
             match arm(&open, &self.options) {
                 Ok(armed) => inner.armed = Some(armed),
                 Err(
-                    reason @ (FallbackReason::WatchLimit { .. }
+                    failure @ (FallbackReason::WatchLimit { .. }
                     | FallbackReason::Unsupported { .. }),
                 ) => {
-                    inner.unavailable = Some(reason);
+                    inner.unavailable = Some(failure.clone());
+                    reason = failure;
                 }
-                Err(reason) => inner.last_fallback = Some(reason),
+                // Tried again at the next whole-worktree snapshot; this one says why not now.
+                Err(failure) => reason = failure,
             }
         }
         // The guard is read before the snapshot: a change in between shows at the next compare.
