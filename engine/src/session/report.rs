@@ -14,6 +14,7 @@ use crate::status::{
 use crate::text::{escape, escape_lines};
 use crate::verification::Timestamp;
 use crate::wave::{WaveCoordinator, WaveTotals};
+use crate::workspace::{WatchState, WatchStatus};
 use serde::Serialize;
 use std::fmt::{Arguments, Write};
 
@@ -34,6 +35,8 @@ pub struct SessionReport {
     pub policy_failures: Vec<String>,
     /// Wave totals; `totals.scans` counts analyzer runs.
     pub totals: WaveTotals,
+    /// The workspace watcher behind whole-worktree (`bash`) snapshots, when there is one.
+    pub watcher: Option<WatchStatus>,
 }
 
 impl Session {
@@ -82,6 +85,10 @@ impl Session {
             policy_failures: published.policy_failures.clone(),
             hooks,
             totals: wave.totals,
+            watcher: self
+                .state
+                .coordinator()
+                .and_then(WaveCoordinator::watch_status),
         }
     }
 
@@ -248,6 +255,29 @@ fn put(out: &mut String, line: Arguments<'_>) {
     out.push('\n');
 }
 
+/// One line: whether whole-worktree snapshots come from the watcher, how many did, and why the
+/// latest full one was taken.
+fn render_watcher(out: &mut String, watcher: &WatchStatus) {
+    let state = match &watcher.state {
+        WatchState::Watching { directories } => format!("watching {directories} directories"),
+        WatchState::Unarmed => "not watching until the next snapshot".to_owned(),
+        WatchState::Unavailable { reason } => format!("off ({reason})"),
+    };
+    let last = watcher
+        .last_fallback
+        .as_ref()
+        .map_or_else(String::new, |reason| {
+            format!(", last full because {reason}")
+        });
+    put(
+        out,
+        format_args!(
+            "workspace watcher: {state}; snapshots from events: {}, full: {}{last}",
+            watcher.watched, watcher.full
+        ),
+    );
+}
+
 /// The status as `/hooks-status` prints it: one escaped line per item.
 pub fn render_status(status: &SessionReport) -> String {
     let mut out = String::new();
@@ -322,6 +352,9 @@ pub fn render_status(status: &SessionReport) -> String {
             totals.delivered
         ),
     );
+    if let Some(watcher) = &status.watcher {
+        render_watcher(&mut out, watcher);
+    }
     for analyzer in &hooks.analyzers {
         let last = analyzer
             .last_duration_micros

@@ -237,6 +237,11 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         self.inner.status()
     }
 
+    /// The state of the watcher behind whole-worktree snapshots, if there is one.
+    pub fn watch_status(&self) -> Option<crate::workspace::WatchStatus> {
+        self.inner.source().watch_status()
+    }
+
     /// The running totals alone (cheap: no report history is copied).
     pub fn totals(&self) -> WaveTotals {
         self.inner.totals()

@@ -5,8 +5,8 @@
 use crate::blocking::TaskFailed;
 use crate::cancel::CancelToken;
 use crate::workspace::{
-    self, RevisionBlob, RevisionTree, WorkspaceError, WorkspaceKind, WorkspaceSnapshot,
-    capture_paths_with_cancel, capture_with_cancel,
+    self, RevisionBlob, RevisionTree, WatchOptions, WatchStatus, WatchedWorkspace, WorkspaceError,
+    WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -61,6 +61,11 @@ pub trait SnapshotSource: Send + Sync + 'static {
         cancel: &CancelToken,
     ) -> Result<Self::Snapshot, WorkspaceError>;
 
+    /// The state of the watcher behind whole-worktree snapshots, if there is one.
+    fn watch_status(&self) -> Option<WatchStatus> {
+        None
+    }
+
     /// The worktree-relative paths that differ between two snapshots of the same scope.
     fn changed_paths(
         &self,
@@ -83,23 +88,40 @@ pub trait SnapshotSource: Send + Sync + 'static {
     }
 }
 
-/// The real workspace: git snapshots with `gix` when the session's directory is in a worktree.
+/// The real workspace: git snapshots with `gix` when the session's directory is in a worktree;
+/// whole-worktree snapshots come from a [`WatchedWorkspace`] (updated from file-system events,
+/// a full snapshot whenever the watcher cannot vouch for them) unless it is turned off.
 #[derive(Clone, Debug)]
 pub struct GitWorkspace {
     cwd: PathBuf,
     root: Option<PathBuf>,
+    watched: Option<Arc<WatchedWorkspace>>,
 }
 
 impl GitWorkspace {
-    /// Finds out whether `cwd` is inside a git worktree. Errors are real failures (unreadable or
-    /// bare repository), not "not a repository".
+    /// Finds out whether `cwd` is inside a git worktree, with a watcher with the default bounds
+    /// behind its whole-worktree snapshots. Errors are real failures (unreadable or bare
+    /// repository), not "not a repository".
     pub fn probe(cwd: impl Into<PathBuf>) -> Result<Self, WorkspaceError> {
+        Self::probe_with(cwd, Some(WatchOptions::default()))
+    }
+
+    /// [`GitWorkspace::probe`] with the watcher's bounds, or no watcher (`None`: every
+    /// whole-worktree snapshot walks the worktree).
+    pub fn probe_with(
+        cwd: impl Into<PathBuf>,
+        watch: Option<WatchOptions>,
+    ) -> Result<Self, WorkspaceError> {
         let cwd = cwd.into();
         let root = match workspace::probe(&cwd)? {
             WorkspaceKind::Git { worktree_root } => Some(worktree_root),
             WorkspaceKind::NotGit { .. } => None,
         };
-        Ok(Self { cwd, root })
+        let watched = root
+            .as_ref()
+            .zip(watch)
+            .map(|(_, options)| Arc::new(WatchedWorkspace::new(cwd.clone(), options)));
+        Ok(Self { cwd, root, watched })
     }
 }
 
@@ -120,9 +142,16 @@ impl SnapshotSource for GitWorkspace {
         cancel: &CancelToken,
     ) -> Result<WorkspaceSnapshot, WorkspaceError> {
         match scope {
-            SnapshotScope::Full => capture_with_cancel(&self.cwd, cancel),
+            SnapshotScope::Full => match &self.watched {
+                Some(watched) => watched.capture(cancel).map(|capture| capture.snapshot),
+                None => capture_with_cancel(&self.cwd, cancel),
+            },
             SnapshotScope::Paths(paths) => capture_paths_with_cancel(&self.cwd, paths, cancel),
         }
+    }
+
+    fn watch_status(&self) -> Option<WatchStatus> {
+        self.watched.as_ref().map(|watched| watched.status())
     }
 
     fn changed_paths(

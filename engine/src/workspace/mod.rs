@@ -13,7 +13,8 @@
 //! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
 //! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
 //! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
-//! `revision` (a revision's tree and blobs), `staged` (the index's blobs), `changeset` (non-git fallback), `async_capture`, `entry` (data model), `error`.
+//! `revision` (a revision's tree and blobs), `staged` (the index's blobs), `changeset` (non-git fallback), `watch` (the per-session watcher that updates whole-worktree
+//! snapshots from file-system events), `async_capture`, `entry` (data model), `error`.
 
 mod async_capture;
 mod changeset;
@@ -27,6 +28,7 @@ mod repo;
 mod revision;
 mod snapshot;
 mod staged;
+mod watch;
 
 pub use async_capture::{capture_async, capture_paths_async};
 pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
@@ -43,3 +45,7 @@ pub use snapshot::{
     capture_with_cancel,
 };
 pub use staged::StagedBlobs;
+pub use watch::{
+    CaptureKind, FallbackReason, WatchOptions, WatchState, WatchStatus, WatchedCapture,
+    WatchedWorkspace,
+};

@@ -9,3 +9,5 @@ mod hostile;
 mod nongit;
 mod paths;
 mod stat_pass;
+mod watch;
+mod watch_props;
