@@ -456,6 +456,8 @@ export interface SettingsStatus {
   blockMaxTokens: number
   /** `diagnostic_block.max_line_chars`. */
   blockMaxLineChars: number
+  /** `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer, in bytes. */
+  treeCacheBytes: number
   /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */
   readOnlyTools: Array<string>
   /** `[[tools.shell]]`: the declared shell tools. */

@@ -146,6 +146,8 @@ pub struct SettingsStatus {
     pub block_max_tokens: u32,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: u32,
+    /// `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer, in bytes.
+    pub tree_cache_bytes: f64,
     /// `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins.
     pub read_only_tools: Vec<String>,
     /// `[[tools.shell]]`: the declared shell tools.
@@ -165,6 +167,7 @@ impl From<model::SettingsStatus> for SettingsStatus {
             wave_timeout_ms: num(settings.wave_timeout_ms),
             block_max_tokens: small(settings.block_max_tokens),
             block_max_line_chars: small(settings.block_max_line_chars),
+            tree_cache_bytes: num(settings.tree_cache_bytes),
             read_only_tools: settings.read_only_tools,
             shell_tools: settings
                 .shell_tools

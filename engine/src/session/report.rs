@@ -359,11 +359,12 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     put(
         out,
         format_args!(
-            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}",
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}, analysis.tree_cache_bytes = {}",
             settings.continuation_cap,
             settings.wave_timeout_ms,
             settings.block_max_tokens,
-            settings.block_max_line_chars
+            settings.block_max_line_chars,
+            settings.tree_cache_bytes
         ),
     );
     if !settings.read_only_tools.is_empty() {
