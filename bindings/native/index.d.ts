@@ -95,6 +95,11 @@ export interface AnalyzerStatus {
   notAnalyzed: Array<NotAnalyzedFile>
   /** Further files it could not analyze, not named. */
   moreNotAnalyzed: number
+  /**
+   * What it holds for incremental re-analysis and how it analyzed files, as of its last run;
+   * absent for an analyzer that holds no trees.
+   */
+  trees?: HeldTrees
 }
 
 /**
@@ -212,6 +217,24 @@ export interface GateStatus {
   continuationsWithoutProgress: number
   /** The gate stopped forcing; outstanding checks stay pending. */
   exhausted: boolean
+}
+
+/** What an analyzer holds for incremental re-analysis, and how it analyzed files so far. */
+export interface HeldTrees {
+  /** Files whose source text and syntax tree are held. */
+  heldFiles: number
+  /** Bytes charged for them. */
+  heldBytes: number
+  /** The budget (`analysis.tree_cache_bytes`). */
+  budgetBytes: number
+  /** Files evicted to stay within the budget. */
+  evictions: number
+  /** Files analyzed in full. */
+  fullAnalyses: number
+  /** Files re-parsed from their held tree and matched in full. */
+  reparsedAnalyses: number
+  /** Files re-analyzed incrementally. */
+  incrementalAnalyses: number
 }
 
 /** The engine's part of the status. */

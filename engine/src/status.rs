@@ -7,7 +7,7 @@
 //! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
-use crate::analysis::AnalyzerKey;
+use crate::analysis::{AnalyzerKey, TreeCacheStats};
 use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin, SettingsProblem};
 use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
@@ -411,4 +411,8 @@ pub struct AnalyzerStatus {
     /// The files its last run could not analyze (too large, binary, unreadable, not a regular
     /// file, …), by name and reason.
     pub not_analyzed: NotAnalyzed,
+    /// What it holds for incremental re-analysis (files, bytes of the budget, evictions) and how
+    /// many files it analyzed in full, re-parsed, and re-analyzed incrementally, as of its last
+    /// run; `None` for an analyzer that holds no trees.
+    pub trees: Option<TreeCacheStats>,
 }

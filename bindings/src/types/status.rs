@@ -4,6 +4,7 @@
 //! words for the user (a skipped file, a rejected run) cross as their text.
 
 use napi_derive::napi;
+use pi_native_hooks::analysis::TreeCacheStats;
 use pi_native_hooks::session as engine;
 use pi_native_hooks::status as model;
 use pi_native_hooks::verification;
@@ -542,6 +543,42 @@ pub struct AnalyzerStatus {
     pub not_analyzed: Vec<NotAnalyzedFile>,
     /// Further files it could not analyze, not named.
     pub more_not_analyzed: u32,
+    /// What it holds for incremental re-analysis and how it analyzed files, as of its last run;
+    /// absent for an analyzer that holds no trees.
+    pub trees: Option<HeldTrees>,
+}
+
+/// What an analyzer holds for incremental re-analysis, and how it analyzed files so far.
+#[napi(object)]
+pub struct HeldTrees {
+    /// Files whose source text and syntax tree are held.
+    pub held_files: f64,
+    /// Bytes charged for them.
+    pub held_bytes: f64,
+    /// The budget (`analysis.tree_cache_bytes`).
+    pub budget_bytes: f64,
+    /// Files evicted to stay within the budget.
+    pub evictions: f64,
+    /// Files analyzed in full.
+    pub full_analyses: f64,
+    /// Files re-parsed from their held tree and matched in full.
+    pub reparsed_analyses: f64,
+    /// Files re-analyzed incrementally.
+    pub incremental_analyses: f64,
+}
+
+impl From<TreeCacheStats> for HeldTrees {
+    fn from(trees: TreeCacheStats) -> Self {
+        HeldTrees {
+            held_files: num(u64::try_from(trees.held_files).unwrap_or(u64::MAX)),
+            held_bytes: num(trees.held_bytes),
+            budget_bytes: num(trees.budget_bytes),
+            evictions: num(trees.evictions),
+            full_analyses: num(trees.full_analyses),
+            reparsed_analyses: num(trees.reparsed_analyses),
+            incremental_analyses: num(trees.incremental_analyses),
+        }
+    }
 }
 
 /// A file an analyzer could not analyze.
@@ -571,6 +608,7 @@ impl From<model::AnalyzerStatus> for AnalyzerStatus {
                 })
                 .collect(),
             more_not_analyzed: u32::try_from(status.not_analyzed.more).unwrap_or(u32::MAX),
+            trees: status.trees.map(Into::into),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! terminal.
 
 use super::state::Session;
+use crate::analysis::TreeCacheStats;
 use crate::status::{
     ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus, VerificationStatus,
 };
@@ -334,6 +335,9 @@ pub fn render_status(status: &SessionReport) -> String {
                 analyzer.key, analyzer.runs
             ),
         );
+        if let Some(trees) = &analyzer.trees {
+            render_trees(&mut out, trees);
+        }
         render_not_analyzed(&mut out, &analyzer.not_analyzed);
     }
     for failure in &status.policy_failures {
@@ -388,6 +392,36 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     for problem in &settings.problems {
         put(out, format_args!("  settings problem: {problem}"));
     }
+}
+
+/// What an analyzer holds for incremental re-analysis, and how it analyzed the files so far.
+fn render_trees(out: &mut String, trees: &TreeCacheStats) {
+    put(
+        out,
+        format_args!(
+            "  held trees: {} files, {} of {} (analysis.tree_cache_bytes), {} evicted; files analyzed: {} in full, {} re-parsed, {} incrementally",
+            trees.held_files,
+            byte_size(trees.held_bytes),
+            byte_size(trees.budget_bytes),
+            trees.evictions,
+            trees.full_analyses,
+            trees.reparsed_analyses,
+            trees.incremental_analyses
+        ),
+    );
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1 (`1.5 MiB`, `12.0 KiB`, `0 B`).
+fn byte_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    UNITS.iter().find(|(_, size)| bytes >= *size).map_or_else(
+        || format!("{bytes} B"),
+        |(unit, size)| {
+            // Tenths, rounded down, in integers: exact for every u64.
+            let tenths = u128::from(bytes) * 10 / u128::from(*size);
+            format!("{}.{} {unit}", tenths / 10, tenths % 10)
+        },
+    )
 }
 
 /// The files an analyzer's last run could not analyze, one line each.

@@ -12,7 +12,8 @@
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
 use crate::analysis::{
-    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, ScanLimits, SkipReason, language_of,
+    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, ScanLimits, SkipReason, TreeCacheStats,
+    language_of,
 };
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
@@ -48,6 +49,12 @@ pub trait WaveAnalyzer: Send {
     fn has_rules(&self) -> bool {
         true
     }
+
+    /// What the analyzer holds for incremental re-analysis and how it analyzed files so far, when
+    /// it holds anything at all.
+    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
+        None
+    }
 }
 
 impl WaveAnalyzer for Analyzer {
@@ -73,6 +80,10 @@ impl WaveAnalyzer for Analyzer {
 
     fn has_rules(&self) -> bool {
         !self.rules().ids().is_empty()
+    }
+
+    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
+        Some(Analyzer::tree_cache_stats(self))
     }
 }
 
@@ -120,6 +131,8 @@ pub struct AnalyzerRun {
     /// The findings of rules no policy that ran consumes, as diagnostics of the analyzer itself
     /// ([`unreported_diagnostics`]).
     pub unreported: Vec<PolicyDiagnostic>,
+    /// The analyzer's held trees and analysis counts after the scan.
+    pub trees: Option<TreeCacheStats>,
 }
 
 /// The policy id unconsumed rules' findings are delivered under: the analyzer's key (e.g.
@@ -346,6 +359,7 @@ impl AnalysisCoordinator {
             };
             let paths: Vec<String> = request.paths.iter().cloned().collect();
             let snapshot = analyzer.scan(root, &paths);
+            let trees = analyzer.tree_cache_stats();
             let policies = self.policies.evaluate(&snapshot, cancel);
             let unreported = unreported_diagnostics(&policies, &snapshot);
             runs.push(AnalyzerRun {
@@ -353,6 +367,7 @@ impl AnalysisCoordinator {
                 snapshot,
                 policies,
                 unreported,
+                trees,
             });
         }
         WaveAnalysis { runs }

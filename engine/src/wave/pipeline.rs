@@ -493,5 +493,6 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         not_analyzed: super::report::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
         failure: snapshot.failure.as_ref().map(ToString::to_string),
+        trees: run.trees,
     }
 }
