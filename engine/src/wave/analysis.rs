@@ -12,8 +12,8 @@
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
 use crate::analysis::{
-    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, ScanLimits, SkipReason, TreeCacheStats,
-    language_of,
+    AnalysisSnapshot, Analyzer, AnalyzerKey, EditHint, Finding, ScanLimits, SkipReason,
+    TreeCacheStats, language_of,
 };
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
@@ -31,6 +31,17 @@ pub trait WaveAnalyzer: Send {
     fn handles(&self, path: &str) -> bool;
     /// Analyzes `paths` under `root` once.
     fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
+    /// [`scan`](Self::scan), told which text an `edit` call replaced in some of the files; an
+    /// analyzer that cannot use the hints ignores them.
+    fn scan_edited(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        let _ = edits;
+        self.scan(root, paths)
+    }
     /// The findings of `bytes` as the content of `path` (what the file held before the wave),
     /// or `None` when they cannot be judged; the wave then counts every finding in the file as
     /// new.
@@ -68,6 +79,15 @@ impl WaveAnalyzer for Analyzer {
 
     fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
         Analyzer::scan(self, root, paths)
+    }
+
+    fn scan_edited(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        Analyzer::scan_edited(self, root, paths, edits)
     }
 
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
@@ -347,6 +367,18 @@ impl AnalysisCoordinator {
         changed: &BTreeSet<String>,
         cancel: &CancelToken,
     ) -> WaveAnalysis {
+        self.run_edited(root, changed, &[], cancel)
+    }
+
+    /// [`run`](Self::run), with the replacement an `edit` call made in some of the changed files
+    /// (repository-relative paths), passed to the analyzers that read them.
+    pub fn run_edited(
+        &mut self,
+        root: &Path,
+        changed: &BTreeSet<String>,
+        edits: &[(String, EditHint)],
+        cancel: &CancelToken,
+    ) -> WaveAnalysis {
         let requests = self.requests(changed);
         let mut runs = Vec::with_capacity(requests.len());
         for request in requests {
@@ -358,7 +390,12 @@ impl AnalysisCoordinator {
                 continue;
             };
             let paths: Vec<String> = request.paths.iter().cloned().collect();
-            let snapshot = analyzer.scan(root, &paths);
+            let hints: Vec<(String, EditHint)> = edits
+                .iter()
+                .filter(|(path, _)| request.paths.contains(path))
+                .cloned()
+                .collect();
+            let snapshot = analyzer.scan_edited(root, &paths, &hints);
             let trees = analyzer.tree_cache_stats();
             let policies = self.policies.evaluate(&snapshot, cancel);
             let unreported = unreported_diagnostics(&policies, &snapshot);

@@ -157,3 +157,110 @@ async fn the_budget_is_the_setting_and_reload_makes_an_analyzer_with_the_new_one
     );
     reloaded.shutdown();
 }
+
+/// `count` functions, each returning `n <op> i`, `*` for those in `times`.
+fn numbered(count: usize, times: &[usize]) -> String {
+    let mut text = String::new();
+    for i in 0..count {
+        let op = if times.contains(&i) { '*' } else { '+' };
+        let _ = writeln!(
+            text,
+            "export function f{i}(n: number): number {{\n  return n {op} {i};\n}}\n"
+        );
+    }
+    text.push_str("export const last = (globalThis as { x?: number }).x!;\n");
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_call_hands_its_replacement_to_the_analyzer() {
+    let repo = node_project();
+    let root = ConfigRoot::builder().builtin().build();
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    let counts = |session: &Session| {
+        let trees = trees(session);
+        (trees.full_analyses, trees.incremental_analyses)
+    };
+
+    let first = numbered(40, &[]);
+    wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/n.ts" }))],
+        || write(&dir, "src/n.ts", &first),
+    )
+    .await;
+    assert_eq!(counts(&session), (1, 0));
+
+    // One small replacement: located by the hint, re-analyzed incrementally.
+    let second = numbered(40, &[20]);
+    wave(
+        &session,
+        &[call(
+            "B",
+            "edit",
+            json!({ "path": "src/n.ts", "edits": [
+                { "oldText": "return n + 20;", "newText": "return n * 20;" }
+            ] }),
+        )],
+        || write(&dir, "src/n.ts", &second),
+    )
+    .await;
+    assert_eq!(counts(&session), (1, 1));
+
+    // A replacement spanning most of the file that changes one character: the common prefix and
+    // suffix would find a one-character edit, but the hint says most of the file was replaced,
+    // more than an incremental analysis takes, so the file is analyzed in full. That is how the
+    // test sees the hint reach the analyzer.
+    let third = numbered(40, &[20, 25]);
+    let span = |text: &str| {
+        let start = text.find("export function f1(").expect("f1");
+        let end = text.find("export function f35(").expect("f35");
+        text[start..end].to_owned()
+    };
+    wave(
+        &session,
+        &[call(
+            "C",
+            "edit",
+            json!({ "path": "src/n.ts", "edits": [
+                { "oldText": span(&second), "newText": span(&third) }
+            ] }),
+        )],
+        || write(&dir, "src/n.ts", &third),
+    )
+    .await;
+    assert_eq!(counts(&session), (2, 1), "the hint was used");
+
+    // The same kind of replacement by two edit calls of one wave: no hint, the prefix and
+    // suffix find the small edit.
+    let fourth = numbered(40, &[20, 25, 30]);
+    wave(
+        &session,
+        &[
+            call(
+                "D",
+                "edit",
+                json!({ "path": "src/n.ts", "edits": [
+                    { "oldText": span(&third), "newText": span(&fourth) }
+                ] }),
+            ),
+            call(
+                "E",
+                "edit",
+                json!({ "path": "src/n.ts", "edits": [
+                    { "oldText": "return n * 30;", "newText": "return n * 30;" }
+                ] }),
+            ),
+        ],
+        || write(&dir, "src/n.ts", &fourth),
+    )
+    .await;
+    assert_eq!(
+        counts(&session),
+        (2, 2),
+        "two calls on one file give no hint"
+    );
+    session.shutdown();
+}
