@@ -95,6 +95,11 @@ export interface AnalyzerStatus {
   notAnalyzed: Array<NotAnalyzedFile>
   /** Further files it could not analyze, not named. */
   moreNotAnalyzed: number
+  /**
+   * What it holds for incremental re-analysis and how it analyzed files, as of its last run;
+   * absent for an analyzer that holds no trees.
+   */
+  trees?: HeldTrees
 }
 
 /**
@@ -212,6 +217,24 @@ export interface GateStatus {
   continuationsWithoutProgress: number
   /** The gate stopped forcing; outstanding checks stay pending. */
   exhausted: boolean
+}
+
+/** What an analyzer holds for incremental re-analysis, and how it analyzed files so far. */
+export interface HeldTrees {
+  /** Files whose source text and syntax tree are held. */
+  heldFiles: number
+  /** Bytes charged for them. */
+  heldBytes: number
+  /** The budget (`analysis.tree_cache_bytes`). */
+  budgetBytes: number
+  /** Files evicted to stay within the budget. */
+  evictions: number
+  /** Files analyzed in full. */
+  fullAnalyses: number
+  /** Files re-parsed from their held tree and matched in full. */
+  reparsedAnalyses: number
+  /** Files re-analyzed incrementally. */
+  incrementalAnalyses: number
 }
 
 /** The engine's part of the status. */
@@ -456,6 +479,8 @@ export interface SettingsStatus {
   blockMaxTokens: number
   /** `diagnostic_block.max_line_chars`. */
   blockMaxLineChars: number
+  /** `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer, in bytes. */
+  treeCacheBytes: number
   /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */
   readOnlyTools: Array<string>
   /** `[[tools.shell]]`: the declared shell tools. */

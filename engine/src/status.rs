@@ -7,7 +7,7 @@
 //! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
 //! text; whoever renders it for a terminal escapes it ([`crate::text`]).
 
-use crate::analysis::AnalyzerKey;
+use crate::analysis::{AnalyzerKey, TreeCacheStats};
 use crate::config::settings::{LoadedSettings, Settings, SettingsOrigin, SettingsProblem};
 use crate::ids::{CallId, PolicyId};
 use crate::policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
@@ -161,6 +161,8 @@ pub struct SettingsStatus {
     pub block_max_tokens: usize,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: usize,
+    /// `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer.
+    pub tree_cache_bytes: u64,
     /// `tools.read_only`: the tools declared read-only besides the built-in ones.
     pub read_only_tools: Vec<String>,
     /// `[[tools.shell]]`: the declared shell tools.
@@ -193,6 +195,7 @@ impl SettingsStatus {
             wave_timeout_ms: u64::try_from(in_force.wave_timeout.as_millis()).unwrap_or(u64::MAX),
             block_max_tokens: in_force.diagnostic_block.max_tokens,
             block_max_line_chars: in_force.diagnostic_block.max_line_chars,
+            tree_cache_bytes: in_force.tree_cache_bytes,
             read_only_tools: in_force.read_only_tools.iter().cloned().collect(),
             shell_tools: in_force
                 .shell_tools
@@ -408,4 +411,8 @@ pub struct AnalyzerStatus {
     /// The files its last run could not analyze (too large, binary, unreadable, not a regular
     /// file, …), by name and reason.
     pub not_analyzed: NotAnalyzed,
+    /// What it holds for incremental re-analysis (files, bytes of the budget, evictions) and how
+    /// many files it analyzed in full, re-parsed, and re-analyzed incrementally, as of its last
+    /// run; `None` for an analyzer that holds no trees.
+    pub trees: Option<TreeCacheStats>,
 }

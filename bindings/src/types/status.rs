@@ -4,6 +4,7 @@
 //! words for the user (a skipped file, a rejected run) cross as their text.
 
 use napi_derive::napi;
+use pi_native_hooks::analysis::TreeCacheStats;
 use pi_native_hooks::session as engine;
 use pi_native_hooks::status as model;
 use pi_native_hooks::verification;
@@ -146,6 +147,8 @@ pub struct SettingsStatus {
     pub block_max_tokens: u32,
     /// `diagnostic_block.max_line_chars`.
     pub block_max_line_chars: u32,
+    /// `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer, in bytes.
+    pub tree_cache_bytes: f64,
     /// `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins.
     pub read_only_tools: Vec<String>,
     /// `[[tools.shell]]`: the declared shell tools.
@@ -165,6 +168,7 @@ impl From<model::SettingsStatus> for SettingsStatus {
             wave_timeout_ms: num(settings.wave_timeout_ms),
             block_max_tokens: small(settings.block_max_tokens),
             block_max_line_chars: small(settings.block_max_line_chars),
+            tree_cache_bytes: num(settings.tree_cache_bytes),
             read_only_tools: settings.read_only_tools,
             shell_tools: settings
                 .shell_tools
@@ -539,6 +543,42 @@ pub struct AnalyzerStatus {
     pub not_analyzed: Vec<NotAnalyzedFile>,
     /// Further files it could not analyze, not named.
     pub more_not_analyzed: u32,
+    /// What it holds for incremental re-analysis and how it analyzed files, as of its last run;
+    /// absent for an analyzer that holds no trees.
+    pub trees: Option<HeldTrees>,
+}
+
+/// What an analyzer holds for incremental re-analysis, and how it analyzed files so far.
+#[napi(object)]
+pub struct HeldTrees {
+    /// Files whose source text and syntax tree are held.
+    pub held_files: f64,
+    /// Bytes charged for them.
+    pub held_bytes: f64,
+    /// The budget (`analysis.tree_cache_bytes`).
+    pub budget_bytes: f64,
+    /// Files evicted to stay within the budget.
+    pub evictions: f64,
+    /// Files analyzed in full.
+    pub full_analyses: f64,
+    /// Files re-parsed from their held tree and matched in full.
+    pub reparsed_analyses: f64,
+    /// Files re-analyzed incrementally.
+    pub incremental_analyses: f64,
+}
+
+impl From<TreeCacheStats> for HeldTrees {
+    fn from(trees: TreeCacheStats) -> Self {
+        HeldTrees {
+            held_files: num(u64::try_from(trees.held_files).unwrap_or(u64::MAX)),
+            held_bytes: num(trees.held_bytes),
+            budget_bytes: num(trees.budget_bytes),
+            evictions: num(trees.evictions),
+            full_analyses: num(trees.full_analyses),
+            reparsed_analyses: num(trees.reparsed_analyses),
+            incremental_analyses: num(trees.incremental_analyses),
+        }
+    }
 }
 
 /// A file an analyzer could not analyze.
@@ -568,6 +608,7 @@ impl From<model::AnalyzerStatus> for AnalyzerStatus {
                 })
                 .collect(),
             more_not_analyzed: u32::try_from(status.not_analyzed.more).unwrap_or(u32::MAX),
+            trees: status.trees.map(Into::into),
         }
     }
 }

@@ -77,7 +77,7 @@ struct Slot {
 }
 
 /// How much the tree cache holds, and how the last analyses used it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TreeCacheStats {
     /// Files whose tree is held.
     pub held_files: usize,

@@ -146,13 +146,20 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Some(Err(error)) => return out.fail(&error.to_string()),
     };
     let limits = limits(args);
+    // `check` analyzes each file once; only `--fix` analyzes the fixed files again, so only then
+    // are trees held (within the settings' budget) for the incremental re-analysis.
+    let tree_cache_bytes = if args.fix {
+        config.settings.settings.tree_cache_bytes
+    } else {
+        0
+    };
     let mut analyzer = match Analyzer::new(
         source.analyzer_key(),
         Arc::clone(&config.rules),
         limits,
         default_threads(),
     ) {
-        Ok(analyzer) => analyzer,
+        Ok(analyzer) => analyzer.with_tree_cache_bytes(tree_cache_bytes),
         Err(error) => return out.fail(&error.to_string()),
     };
     let Scanned {

@@ -8,6 +8,7 @@
 //! terminal.
 
 use super::state::Session;
+use crate::analysis::TreeCacheStats;
 use crate::status::{
     ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus, VerificationStatus,
 };
@@ -367,6 +368,9 @@ pub fn render_status(status: &SessionReport) -> String {
                 analyzer.key, analyzer.runs
             ),
         );
+        if let Some(trees) = &analyzer.trees {
+            render_trees(&mut out, trees);
+        }
         render_not_analyzed(&mut out, &analyzer.not_analyzed);
     }
     for failure in &status.policy_failures {
@@ -392,11 +396,12 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     put(
         out,
         format_args!(
-            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}",
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}, analysis.tree_cache_bytes = {}",
             settings.continuation_cap,
             settings.wave_timeout_ms,
             settings.block_max_tokens,
-            settings.block_max_line_chars
+            settings.block_max_line_chars,
+            settings.tree_cache_bytes
         ),
     );
     if !settings.read_only_tools.is_empty() {
@@ -420,6 +425,36 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     for problem in &settings.problems {
         put(out, format_args!("  settings problem: {problem}"));
     }
+}
+
+/// What an analyzer holds for incremental re-analysis, and how it analyzed the files so far.
+fn render_trees(out: &mut String, trees: &TreeCacheStats) {
+    put(
+        out,
+        format_args!(
+            "  held trees: {} files, {} of {} (analysis.tree_cache_bytes), {} evicted; files analyzed: {} in full, {} re-parsed, {} incrementally",
+            trees.held_files,
+            byte_size(trees.held_bytes),
+            byte_size(trees.budget_bytes),
+            trees.evictions,
+            trees.full_analyses,
+            trees.reparsed_analyses,
+            trees.incremental_analyses
+        ),
+    );
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1 (`1.5 MiB`, `12.0 KiB`, `0 B`).
+fn byte_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    UNITS.iter().find(|(_, size)| bytes >= *size).map_or_else(
+        || format!("{bytes} B"),
+        |(unit, size)| {
+            // Tenths, rounded down, in integers: exact for every u64.
+            let tenths = u128::from(bytes) * 10 / u128::from(*size);
+            format!("{}.{} {unit}", tenths / 10, tenths % 10)
+        },
+    )
 }
 
 /// The files an analyzer's last run could not analyze, one line each.

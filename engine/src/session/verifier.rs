@@ -261,6 +261,7 @@ impl GateState {
                     total_duration_micros: 0,
                     last_error: None,
                     not_analyzed: NotAnalyzed::default(),
+                    trees: None,
                 });
             let micros = u64::try_from(scan.duration.as_micros()).unwrap_or(u64::MAX);
             status.runs += 1;
@@ -268,6 +269,7 @@ impl GateState {
             status.total_duration_micros = status.total_duration_micros.saturating_add(micros);
             status.last_error.clone_from(&scan.failure);
             status.not_analyzed = scan.not_analyzed.clone();
+            status.trees = scan.trees;
         }
     }
 

@@ -16,6 +16,19 @@ use crate::config::{ConfigFile, ConfigSource};
 use crate::policy::PolicyRegistry;
 use std::sync::Arc;
 
+// The setting's default and upper bound are the analyzer's own (the config module sits left of
+// the analysis in the data flow, so it keeps its own copy).
+const _: () = {
+    assert!(
+        crate::config::settings::DEFAULT_TREE_CACHE_BYTES
+            == crate::analysis::DEFAULT_TREE_CACHE_BYTES
+    );
+    assert!(
+        crate::config::settings::TREE_CACHE_BYTES_BOUNDS.1
+            == crate::analysis::MAX_TREE_CACHE_BYTES.cast_signed()
+    );
+};
+
 /// Everything one config source provides, with every problem met while loading it.
 pub struct LoadedConfig {
     /// Where it came from.
@@ -59,14 +72,16 @@ impl LoadedConfig {
         }
     }
 
-    /// An analyzer over the rules, under the analyzer key of the source, with the default limits
-    /// and `threads` worker threads.
+    /// An analyzer over the rules, under the analyzer key of the source, with the default limits,
+    /// `threads` worker threads and the held-tree budget of the settings
+    /// (`analysis.tree_cache_bytes`).
     pub fn analyzer(&self, threads: usize) -> Result<Analyzer, AnalyzerError> {
-        Analyzer::new(
+        Ok(Analyzer::new(
             self.source.analyzer_key(),
             Arc::clone(&self.rules),
             ScanLimits::default(),
             threads,
-        )
+        )?
+        .with_tree_cache_bytes(self.settings.settings.tree_cache_bytes))
     }
 }

@@ -12,7 +12,8 @@
 //! Analyzers and policies sit behind two small traits so tests can count scans.
 
 use crate::analysis::{
-    AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, ScanLimits, SkipReason, language_of,
+    AnalysisSnapshot, Analyzer, AnalyzerKey, EditHint, Finding, ScanLimits, SkipReason,
+    TreeCacheStats, language_of,
 };
 use crate::cancel::CancelToken;
 use crate::delivery::{Coverage, FindingIndex, WaveDiagnostics};
@@ -30,6 +31,17 @@ pub trait WaveAnalyzer: Send {
     fn handles(&self, path: &str) -> bool;
     /// Analyzes `paths` under `root` once.
     fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
+    /// [`scan`](Self::scan), told which text an `edit` call replaced in some of the files; an
+    /// analyzer that cannot use the hints ignores them.
+    fn scan_edited(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        let _ = edits;
+        self.scan(root, paths)
+    }
     /// The findings of `bytes` as the content of `path` (what the file held before the wave),
     /// or `None` when they cannot be judged; the wave then counts every finding in the file as
     /// new.
@@ -48,6 +60,12 @@ pub trait WaveAnalyzer: Send {
     fn has_rules(&self) -> bool {
         true
     }
+
+    /// What the analyzer holds for incremental re-analysis and how it analyzed files so far, when
+    /// it holds anything at all.
+    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
+        None
+    }
 }
 
 impl WaveAnalyzer for Analyzer {
@@ -63,6 +81,15 @@ impl WaveAnalyzer for Analyzer {
         Analyzer::scan(self, root, paths)
     }
 
+    fn scan_edited(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        edits: &[(String, EditHint)],
+    ) -> Arc<AnalysisSnapshot> {
+        Analyzer::scan_edited(self, root, paths, edits)
+    }
+
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
         Analyzer::findings_in(self, path, bytes).ok()
     }
@@ -73,6 +100,10 @@ impl WaveAnalyzer for Analyzer {
 
     fn has_rules(&self) -> bool {
         !self.rules().ids().is_empty()
+    }
+
+    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
+        Some(Analyzer::tree_cache_stats(self))
     }
 }
 
@@ -120,6 +151,8 @@ pub struct AnalyzerRun {
     /// The findings of rules no policy that ran consumes, as diagnostics of the analyzer itself
     /// ([`unreported_diagnostics`]).
     pub unreported: Vec<PolicyDiagnostic>,
+    /// The analyzer's held trees and analysis counts after the scan.
+    pub trees: Option<TreeCacheStats>,
 }
 
 /// The policy id unconsumed rules' findings are delivered under: the analyzer's key (e.g.
@@ -334,6 +367,18 @@ impl AnalysisCoordinator {
         changed: &BTreeSet<String>,
         cancel: &CancelToken,
     ) -> WaveAnalysis {
+        self.run_edited(root, changed, &[], cancel)
+    }
+
+    /// [`run`](Self::run), with the replacement an `edit` call made in some of the changed files
+    /// (repository-relative paths), passed to the analyzers that read them.
+    pub fn run_edited(
+        &mut self,
+        root: &Path,
+        changed: &BTreeSet<String>,
+        edits: &[(String, EditHint)],
+        cancel: &CancelToken,
+    ) -> WaveAnalysis {
         let requests = self.requests(changed);
         let mut runs = Vec::with_capacity(requests.len());
         for request in requests {
@@ -345,7 +390,13 @@ impl AnalysisCoordinator {
                 continue;
             };
             let paths: Vec<String> = request.paths.iter().cloned().collect();
-            let snapshot = analyzer.scan(root, &paths);
+            let hints: Vec<(String, EditHint)> = edits
+                .iter()
+                .filter(|(path, _)| request.paths.contains(path))
+                .cloned()
+                .collect();
+            let snapshot = analyzer.scan_edited(root, &paths, &hints);
+            let trees = analyzer.tree_cache_stats();
             let policies = self.policies.evaluate(&snapshot, cancel);
             let unreported = unreported_diagnostics(&policies, &snapshot);
             runs.push(AnalyzerRun {
@@ -353,6 +404,7 @@ impl AnalysisCoordinator {
                 snapshot,
                 policies,
                 unreported,
+                trees,
             });
         }
         WaveAnalysis { runs }

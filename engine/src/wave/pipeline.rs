@@ -175,10 +175,11 @@ async fn analyse<W: SnapshotSource>(
     if paths.is_empty() {
         return Ok((lane, WaveAnalysis::default(), Priors::default()));
     }
+    let edits = edit_hints(&plan.calls, &root);
     let cancel = runtime.policy_cancellation();
     let source = runtime.shared_source();
     run_blocking(move || {
-        let analysis = lane.analyze(&root, &paths, &cancel);
+        let analysis = lane.analyze(&root, &paths, &edits, &cancel);
         let priors = lane.priors(&analysis, |paths, limit| {
             source.head_blobs(paths, after.as_deref(), limit)
         });
@@ -482,6 +483,33 @@ fn analysis_paths<W: SnapshotSource>(
     (root, paths)
 }
 
+/// The replacement of each file (relative to `root`) that exactly one call of the wave targeted,
+/// when that call was an `edit` of one replacement that ran. The analyzer uses a hint only when
+/// it turns the file's held text into the text it reads (else it compares the two texts), so a
+/// file also changed by an untargeted call (`bash`) costs at most the hint's check.
+fn edit_hints(calls: &[PlannedCall], root: &Path) -> Vec<(String, crate::analysis::EditHint)> {
+    let mut by_path: BTreeMap<String, Vec<&PlannedCall>> = BTreeMap::new();
+    for call in calls {
+        if let super::tools::ToolClass::Targeted { path } = &call.class
+            && let Some(relative) = relative_to(root, path)
+        {
+            by_path
+                .entry(relative.into_string())
+                .or_default()
+                .push(call);
+        }
+    }
+    by_path
+        .into_iter()
+        .filter_map(|(path, calls)| match calls.as_slice() {
+            [only] if only.executed => {
+                super::tools::edit_hint(&only.name, &only.input).map(|hint| (path, hint))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
     let snapshot = &run.snapshot;
     ScanStats {
@@ -493,5 +521,6 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         not_analyzed: super::report::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
         failure: snapshot.failure.as_ref().map(ToString::to_string),
+        trees: run.trees,
     }
 }

@@ -4,8 +4,8 @@
 
 use super::event::ToolEvent;
 use super::snapshots::SnapshotScope;
-use crate::analysis::AnalyzerKey;
 use crate::analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
+use crate::analysis::{AnalyzerKey, TreeCacheStats};
 use crate::blocking::TaskFailed;
 use crate::ids::CallId;
 use crate::policy::PolicyFailure;
@@ -137,6 +137,8 @@ pub struct ScanStats {
     pub duration: Duration,
     /// Set when the scan failed as a whole or in part.
     pub failure: Option<String>,
+    /// The analyzer's held trees and analysis counts after the scan, when it holds trees.
+    pub trees: Option<TreeCacheStats>,
 }
 
 /// How many skipped files a [`NotAnalyzed`] names.

@@ -46,9 +46,10 @@ impl Lane {
         &mut self,
         root: &Path,
         paths: &BTreeSet<String>,
+        edits: &[(String, crate::analysis::EditHint)],
         cancel: &CancelToken,
     ) -> WaveAnalysis {
-        self.analysis.run(root, paths, cancel)
+        self.analysis.run_edited(root, paths, edits, cancel)
     }
 
     /// What was delivered per file in earlier waves.

@@ -3,6 +3,7 @@
 //! this package's own tools, `write`/`edit` with a known target path, or a call that may change
 //! anything (`bash`, a `write`/`edit` without a usable path, and every unknown tool).
 
+use crate::analysis::EditHint;
 use crate::workspace::normalize_lexically;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -74,10 +75,84 @@ impl ToolCatalog {
     }
 }
 
+/// The one replacement an `edit` call asked for: its `edits` list holding exactly one
+/// `{ oldText, newText }`, or the older top-level `oldText` and `newText`. `None` for any other
+/// tool, for several replacements, and for input of another shape.
+pub fn edit_hint(name: &str, input: &Value) -> Option<EditHint> {
+    if name != "edit" {
+        return None;
+    }
+    let pair = |value: &Value| {
+        Some(EditHint {
+            old_text: value.get("oldText")?.as_str()?.to_owned(),
+            new_text: value.get("newText")?.as_str()?.to_owned(),
+        })
+    };
+    match input.get("edits") {
+        Some(Value::Array(edits)) if input.get("oldText").is_none() => match edits.as_slice() {
+            [only] => pair(only),
+            _ => None,
+        },
+        Some(_) => None,
+        None => pair(input),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_edit_hint_is_the_one_replacement_of_an_edit_call() {
+        let hint = |old: &str, new: &str| EditHint {
+            old_text: old.to_owned(),
+            new_text: new.to_owned(),
+        };
+        assert_eq!(
+            edit_hint(
+                "edit",
+                &json!({ "path": "a.ts", "edits": [{ "oldText": "a", "newText": "b" }] })
+            ),
+            Some(hint("a", "b"))
+        );
+        assert_eq!(
+            edit_hint(
+                "edit",
+                &json!({ "path": "a.ts", "oldText": "x", "newText": "" })
+            ),
+            Some(hint("x", ""))
+        );
+        for (name, input) in [
+            (
+                "edit",
+                json!({ "path": "a.ts", "edits": [
+                    { "oldText": "a", "newText": "b" },
+                    { "oldText": "c", "newText": "d" },
+                ] }),
+            ),
+            ("edit", json!({ "path": "a.ts", "edits": [] })),
+            (
+                "edit",
+                json!({ "path": "a.ts", "edits": [{ "oldText": "a", "newText": 1 }] }),
+            ),
+            (
+                "edit",
+                json!({ "path": "a.ts", "edits": { "oldText": "a" } }),
+            ),
+            (
+                "edit",
+                json!({ "path": "a.ts", "oldText": "a", "newText": "b", "edits": [] }),
+            ),
+            ("edit", json!({ "path": "a.ts" })),
+            (
+                "write",
+                json!({ "path": "a.ts", "oldText": "a", "newText": "b" }),
+            ),
+        ] {
+            assert_eq!(edit_hint(name, &input), None, "{name} {input}");
+        }
+    }
 
     #[test]
     fn tools_are_classified_by_name_and_target() {

@@ -1,5 +1,6 @@
 //! Owns the settings file of a config root, `settings.toml`: the typed [`Settings`] (the
-//! continuation cap, the wave timeout, the diagnostic block's limits, the tools declared
+//! continuation cap, the wave timeout, the diagnostic block's limits, the held-tree budget of the
+//! analyzer, the tools declared
 //! read-only and the tools that run shell commands with where their exit code is found), its
 //! defaults and bounds, and loading it with the root's trust checks ([`load_settings`]).
 //!
@@ -40,6 +41,11 @@ pub const BLOCK_MAX_TOKENS_BOUNDS: (i64, i64) = (100, 100_000);
 pub const DEFAULT_BLOCK_MAX_LINE_CHARS: usize = 400;
 /// The per-line character cap's bounds.
 pub const BLOCK_MAX_LINE_CHARS_BOUNDS: (i64, i64) = (40, 10_000);
+/// The default byte budget of the syntax trees held for incremental re-analysis (64 MiB: about
+/// 165 files of 11 KiB, each held at about 35 times its source).
+pub const DEFAULT_TREE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
+/// The held-tree budget's bounds, in bytes (0 holds nothing, at most 1 GiB).
+pub const TREE_CACHE_BYTES_BOUNDS: (i64, i64) = (0, 1024 * 1024 * 1024);
 /// The most tools `tools.read_only` may list.
 pub const MAX_READ_ONLY_TOOLS: usize = 256;
 /// The most `[[tools.shell]]` entries.
@@ -71,6 +77,9 @@ pub struct Settings {
     pub wave_timeout: Duration,
     /// `diagnostic_block.*`: the limits of the block appended to a tool result.
     pub diagnostic_block: BlockLimits,
+    /// `analysis.tree_cache_bytes`: the byte budget of the source texts and syntax trees the
+    /// session's analyzer holds for incremental re-analysis (0 holds none).
+    pub tree_cache_bytes: u64,
     /// `tools.read_only`: tools treated like Pi's read-only built-ins (no snapshot, never a
     /// mutating sibling), besides `read`, `grep`, `find` and `ls`.
     pub read_only_tools: BTreeSet<String>,
@@ -86,6 +95,7 @@ impl Default for Settings {
             continuation_cap: DEFAULT_CONTINUATION_CAP,
             wave_timeout: Duration::from_millis(DEFAULT_WAVE_TIMEOUT_MS),
             diagnostic_block: BlockLimits::default(),
+            tree_cache_bytes: DEFAULT_TREE_CACHE_BYTES,
             read_only_tools: BTreeSet::new(),
             shell_tools: BTreeMap::new(),
         }
@@ -130,6 +140,7 @@ impl fmt::Display for Settings {
             "  diagnostic_block.max_line_chars = {}",
             self.diagnostic_block.max_line_chars
         )?;
+        writeln!(f, "  analysis.tree_cache_bytes = {}", self.tree_cache_bytes)?;
         let read_only: Vec<&str> = self.read_only_tools.iter().map(String::as_str).collect();
         writeln!(
             f,

@@ -4,8 +4,8 @@
 use super::{
     BLOCK_MAX_LINE_CHARS_BOUNDS, BLOCK_MAX_TOKENS_BOUNDS, CONTINUATION_CAP_BOUNDS, ExitCodePattern,
     ExitCodeSource, KeyFault, MAX_FIELD_DEPTH, MAX_READ_ONLY_TOOLS, MAX_SHELL_TOOLS, OWN_TOOL,
-    ResultField, ResultPart, Settings, SettingsProblem, WAVE_TIMEOUT_MS_BOUNDS, WRITING_TOOLS,
-    tool_name_fault,
+    ResultField, ResultPart, Settings, SettingsProblem, TREE_CACHE_BYTES_BOUNDS,
+    WAVE_TIMEOUT_MS_BOUNDS, WRITING_TOOLS, tool_name_fault,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -15,10 +15,20 @@ use toml::de::{DeTable, DeValue};
 
 /// The keys of each table, by their dotted place (`""` is the top).
 const KNOWN: &[(&str, &[&str])] = &[
-    ("", &["verification", "waves", "diagnostic_block", "tools"]),
+    (
+        "",
+        &[
+            "verification",
+            "waves",
+            "diagnostic_block",
+            "analysis",
+            "tools",
+        ],
+    ),
     ("verification", &["continuation_cap"]),
     ("waves", &["timeout_ms"]),
     ("diagnostic_block", &["max_tokens", "max_line_chars"]),
+    ("analysis", &["tree_cache_bytes"]),
     ("tools", &["read_only", "shell"]),
     (
         "tools.shell[]",
@@ -89,6 +99,16 @@ pub(super) fn parse(path: &Path, text: &str) -> (Settings, Vec<SettingsProblem>)
         ) {
             block.max_line_chars = usize::try_from(chars).unwrap_or(block.max_line_chars);
         }
+    }
+    if let Some(table) = reader.table(top, "", "analysis")
+        && let Some(bytes) = reader.int(
+            table,
+            "analysis",
+            "tree_cache_bytes",
+            TREE_CACHE_BYTES_BOUNDS,
+        )
+    {
+        settings.tree_cache_bytes = bytes.unsigned_abs();
     }
     if let Some(tools) = reader.table(top, "", "tools") {
         reader.shell_tools(tools, &mut settings);

@@ -5,6 +5,7 @@
 use crate::support::gate::{Session as GateSession, success, write_call};
 use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, TestRepo};
+use pi_native_hooks::analysis::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES};
 use pi_native_hooks::config::settings::{
     BlockLimits, DEFAULT_BLOCK_MAX_TOKENS, ExitCodeSource, KeyFault, LoadedSettings, ResultField,
     ResultPart, Settings, SettingsOrigin, SettingsProblem, load_settings_at,
@@ -55,6 +56,9 @@ timeout_ms = 2_500
 max_tokens = 1_200
 max_line_chars = 0x78
 
+[analysis]
+tree_cache_bytes = 0
+
 [tools]
 read_only = ["search_docs", "mcp__github__get_issue"]
 
@@ -85,6 +89,7 @@ fn every_key_is_read() {
             max_line_chars: 120
         }
     );
+    assert_eq!(settings.tree_cache_bytes, 0, "0 holds no tree");
     assert_eq!(
         settings.read_only_tools,
         BTreeSet::from([
@@ -125,6 +130,7 @@ fn defaults_match_the_engine_and_an_absent_file_gives_them() {
         ),
         (render.max_tokens, render.max_line_chars)
     );
+    assert_eq!(defaults.tree_cache_bytes, DEFAULT_TREE_CACHE_BYTES);
     let root = ConfigRoot::builder().build();
     let loaded = load_settings_at(root.path()).expect("the root exists");
     assert_eq!(
@@ -175,11 +181,11 @@ fn unknown_keys_are_named_with_their_line_and_a_suggestion() {
         text,
         [
             format!(
-                "{}:1: `continuation_cap` is not a setting: did you mean `[verification] continuation_cap`? The settings here are `verification`, `waves`, `diagnostic_block`, `tools`",
+                "{}:1: `continuation_cap` is not a setting: did you mean `[verification] continuation_cap`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`",
                 file.display()
             ),
             format!(
-                "{}:3: `tool` is not a setting: did you mean `tools`? The settings here are `verification`, `waves`, `diagnostic_block`, `tools`",
+                "{}:3: `tool` is not a setting: did you mean `tools`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`",
                 file.display()
             ),
         ]
@@ -309,6 +315,73 @@ fn out_of_bounds_values_are_refused_by_name() {
             root.path().join("settings.toml").display()
         )
     );
+}
+
+#[test]
+fn the_held_tree_budget_is_bounded_and_named_when_misspelt() {
+    let (loaded, _root) = load("[analysis]\ntree_cache_bytes = 1_073_741_824\n");
+    assert_eq!(loaded.problems, []);
+    assert_eq!(
+        loaded.settings.tree_cache_bytes, MAX_TREE_CACHE_BYTES,
+        "the analyzer's limit is the setting's upper bound"
+    );
+
+    let (loaded, root) = load("[analysis]\ntree_cache_bytes = 1_073_741_825\n");
+    assert_eq!(
+        key_problems(&loaded),
+        [(
+            2,
+            "analysis.tree_cache_bytes".to_owned(),
+            KeyFault::Range {
+                value: "1073741825".to_owned(),
+                min: 0,
+                max: 1_073_741_824,
+            }
+        )]
+    );
+    assert_eq!(loaded.settings.tree_cache_bytes, DEFAULT_TREE_CACHE_BYTES);
+    assert_eq!(
+        loaded.problems[0].to_string(),
+        format!(
+            "{}:2: `analysis.tree_cache_bytes` = 1073741825 is outside 0..=1073741824 (it keeps its default)",
+            root.path().join("settings.toml").display()
+        )
+    );
+
+    let (loaded, _root) = load("[analysis]\ntree_cache_bytes = -1\n");
+    assert!(matches!(
+        key_problems(&loaded).as_slice(),
+        [(2, key, KeyFault::Range { min: 0, .. })] if key == "analysis.tree_cache_bytes"
+    ));
+    assert_eq!(loaded.settings.tree_cache_bytes, DEFAULT_TREE_CACHE_BYTES);
+
+    let (loaded, _root) = load("[analysis]\ntree_cache_bytes = \"64 MiB\"\n");
+    assert!(matches!(
+        key_problems(&loaded).as_slice(),
+        [(2, key, KeyFault::Type { expected: "an integer", .. })] if key == "analysis.tree_cache_bytes"
+    ));
+
+    let (loaded, _root) = load("[analysis]\ntree_cache_byte = 0\n");
+    assert_eq!(
+        key_problems(&loaded),
+        [(
+            2,
+            "analysis.tree_cache_byte".to_owned(),
+            KeyFault::Unknown {
+                suggestion: Some("analysis.tree_cache_bytes".to_owned()),
+                known: vec!["`analysis.tree_cache_bytes`".to_owned()],
+            }
+        )]
+    );
+    assert_eq!(loaded.settings.tree_cache_bytes, DEFAULT_TREE_CACHE_BYTES);
+
+    let (loaded, _root) = load("tree_cache_bytes = 0\n");
+    assert!(matches!(
+        key_problems(&loaded).as_slice(),
+        [(1, key, KeyFault::Unknown { suggestion: Some(suggestion), .. })]
+            if key == "tree_cache_bytes" && suggestion == "[analysis] tree_cache_bytes"
+    ));
+    assert_eq!(loaded.settings.tree_cache_bytes, DEFAULT_TREE_CACHE_BYTES);
 }
 
 #[test]

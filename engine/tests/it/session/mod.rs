@@ -5,6 +5,7 @@
 use crate::support::{ConfigRoot, TestRepo};
 
 mod end_to_end;
+mod held_trees;
 mod hostile;
 mod reload;
 
