@@ -23,9 +23,10 @@
 //! version in between); the old or new text holds an `ast-grep-ignore` comment (suppressions and
 //! unused-suppression hints come from ast-grep's own `CombinedScan`, which scans whole files:
 //! re-deriving which comment covers which node is not worth the risk to its exact semantics); the
-//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file; the re-parsed tree holds a syntax error
-//! (tree-sitter's error recovery after an incremental parse is not guaranteed to match a fresh
-//! parse); the edit hint does not reproduce the new text.
+//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file. A syntax error is no reason
+//! to fall back: the edit property tests, most of whose steps leave the file broken, find no
+//! difference from a fresh parse. An edit hint that does not reproduce the new text is ignored,
+//! and the edit is found by comparing the old and new text instead.
 
 use super::finding::Finding;
 use super::prefilter::{NodeCheck, Occurrences, Prefilter};
@@ -242,7 +243,9 @@ fn diff_edit(old: &str, new: &str) -> TextEdit {
     }
 }
 
-/// The edit `hint` describes, if replacing its first occurrence in `old` gives `new`.
+/// The edit `hint` describes, if replacing its first occurrence in `old` gives `new`, narrowed to
+/// what its replacement really changes: models often send an `oldText` of many lines to change one
+/// character, and the unchanged lines around it are no part of the edit.
 fn hinted_edit(old: &str, new: &str, hint: &EditHint) -> Option<TextEdit> {
     if hint.old_text.is_empty() {
         return None;
@@ -254,10 +257,13 @@ fn hinted_edit(old: &str, new: &str, hint: &EditHint) -> Option<TextEdit> {
         && new.as_bytes()[..start] == old.as_bytes()[..start]
         && new.as_bytes()[start..inserted_end] == *hint.new_text.as_bytes()
         && new.as_bytes()[inserted_end..] == old.as_bytes()[after..];
-    reproduces.then_some(TextEdit {
-        start,
-        deleted: hint.old_text.len(),
-        inserted: hint.new_text.len(),
+    if !reproduces {
+        return None;
+    }
+    let changed = diff_edit(&hint.old_text, &hint.new_text);
+    Some(TextEdit {
+        start: start + changed.start,
+        ..changed
     })
 }
 
@@ -797,6 +803,19 @@ mod tests {
             })
         );
         assert_eq!(hinted_edit("abc", "aXYd", &hint), None);
+        // A wide hint is narrowed to the characters it changes.
+        let wide = EditHint {
+            old_text: "line one\nline two\n".into(),
+            new_text: "line one\nline 2\n".into(),
+        };
+        assert_eq!(
+            hinted_edit("x\nline one\nline two\ny", "x\nline one\nline 2\ny", &wide),
+            Some(TextEdit {
+                start: 16,
+                deleted: 3,
+                inserted: 1
+            })
+        );
     }
 
     #[test]
