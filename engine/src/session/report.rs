@@ -10,7 +10,8 @@
 use super::state::Session;
 use crate::analysis::TreeCacheStats;
 use crate::status::{
-    ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus, VerificationStatus,
+    AnalyzerStatus, ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus,
+    VerificationStatus,
 };
 use crate::text::{escape, escape_lines};
 use crate::verification::Timestamp;
@@ -357,21 +358,7 @@ pub fn render_status(status: &SessionReport) -> String {
         render_watcher(&mut out, watcher);
     }
     for analyzer in &hooks.analyzers {
-        let last = analyzer
-            .last_duration_micros
-            .map_or_else(|| "-".to_owned(), |m| format!("{m} µs"));
-        let health = analyzer.last_error.as_deref().unwrap_or("ok");
-        put(
-            &mut out,
-            format_args!(
-                "analyzer {}: {} runs, last {last}, {health}",
-                analyzer.key, analyzer.runs
-            ),
-        );
-        if let Some(trees) = &analyzer.trees {
-            render_trees(&mut out, trees);
-        }
-        render_not_analyzed(&mut out, &analyzer.not_analyzed);
+        render_analyzer(&mut out, analyzer);
     }
     for failure in &status.policy_failures {
         put(&mut out, format_args!("policy failure: {failure}"));
@@ -384,6 +371,25 @@ pub fn render_status(status: &SessionReport) -> String {
         put(&mut out, format_args!("state warning: {warning}"));
     }
     out
+}
+
+/// One analyzer's runs and health, the trees it holds and the files it could not analyze.
+fn render_analyzer(out: &mut String, analyzer: &AnalyzerStatus) {
+    let last = analyzer
+        .last_duration_micros
+        .map_or_else(|| "-".to_owned(), |m| format!("{m} µs"));
+    let health = analyzer.last_error.as_deref().unwrap_or("ok");
+    put(
+        out,
+        format_args!(
+            "analyzer {}: {} runs, last {last}, {health}",
+            analyzer.key, analyzer.runs
+        ),
+    );
+    if let Some(trees) = &analyzer.trees {
+        render_trees(out, trees);
+    }
+    render_not_analyzed(out, &analyzer.not_analyzed);
 }
 
 /// The settings in force, one line per key as `doctor` lists them, then the file's problems.
