@@ -23,10 +23,11 @@
 //! version in between); the old or new text holds an `ast-grep-ignore` comment (suppressions and
 //! unused-suppression hints come from ast-grep's own `CombinedScan`, which scans whole files:
 //! re-deriving which comment covers which node is not worth the risk to its exact semantics); the
-//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file. A syntax error is no reason
-//! to fall back: the edit property tests, most of whose steps leave the file broken, find no
-//! difference from a fresh parse. An edit hint that does not reproduce the new text is ignored,
-//! and the edit is found by comparing the old and new text instead.
+//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file; the old or the re-parsed
+//! tree holds a syntax error (tree-sitter's error recovery after an incremental parse can differ
+//! from a fresh parse's, outside the changed ranges: the edit property tests found such a case).
+//! An edit hint that does not reproduce the new text is ignored, and the edit is found by
+//! comparing the old and new text instead.
 
 use super::finding::Finding;
 use super::prefilter::{NodeCheck, Occurrences, Prefilter};
@@ -359,7 +360,16 @@ pub(crate) fn analyze(
     let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
     let applicable = rules.rules_for(Path::new(path), lang);
     let edited = previous.and_then(|held| {
+        // Tree-sitter's error recovery differs between an incremental and a fresh parse: a held
+        // error subtree can be reused where a fresh parse recovers otherwise, far from the edit
+        // and outside the changed ranges. A syntax error in either version means a fresh parse.
+        if held.root.root().get_inner_node().has_error() {
+            return None;
+        }
         let (tree, placement) = edit_tree(&held, &text, hint, lang)?;
+        if tree.root_node().has_error() {
+            return None;
+        }
         Some((held.keyed, tree, placement))
     });
     let Some((keyed, tree, placement)) = edited else {
