@@ -407,7 +407,9 @@ fn edited(text: &str, lines: usize) -> (String, EditHint) {
         .unwrap_or(text.len());
     let old = &text[start..end];
     let new = if lines == 0 {
-        format!("const insertedLine = 1;\n{old}")
+        // A comment: valid wherever a line starts, so the file keeps parsing without a syntax
+        // error (which would mean a fresh parse) whatever the middle line is.
+        format!("// an inserted line\n{old}")
     } else {
         old.lines()
             .map(|line| format!("{line} // edited\n"))
