@@ -231,8 +231,6 @@ export interface HeldTrees {
   evictions: number
   /** Files analyzed in full. */
   fullAnalyses: number
-  /** Files re-parsed from their held tree and matched in full. */
-  reparsedAnalyses: number
   /** Files re-analyzed incrementally. */
   incrementalAnalyses: number
 }

@@ -412,7 +412,7 @@ pub struct AnalyzerStatus {
     /// file, …), by name and reason.
     pub not_analyzed: NotAnalyzed,
     /// What it holds for incremental re-analysis (files, bytes of the budget, evictions) and how
-    /// many files it analyzed in full, re-parsed, and re-analyzed incrementally, as of its last
+    /// many files it analyzed in full and re-analyzed incrementally, as of its last
     /// run; `None` for an analyzer that holds no trees.
     pub trees: Option<TreeCacheStats>,
 }

@@ -561,8 +561,6 @@ pub struct HeldTrees {
     pub evictions: f64,
     /// Files analyzed in full.
     pub full_analyses: f64,
-    /// Files re-parsed from their held tree and matched in full.
-    pub reparsed_analyses: f64,
     /// Files re-analyzed incrementally.
     pub incremental_analyses: f64,
 }
@@ -575,7 +573,6 @@ impl From<TreeCacheStats> for HeldTrees {
             budget_bytes: num(trees.budget_bytes),
             evictions: num(trees.evictions),
             full_analyses: num(trees.full_analyses),
-            reparsed_analyses: num(trees.reparsed_analyses),
             incremental_analyses: num(trees.incremental_analyses),
         }
     }

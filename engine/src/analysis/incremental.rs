@@ -19,13 +19,17 @@
 //! than kinds, a rule `stopBy`, rewriters, a fix with `expandStart`/`expandEnd`) is matched again
 //! on the whole tree: the parse is still incremental.
 //!
+//! **Suppression comments.** The held findings are a file's *unsuppressed* matches; the
+//! `ast-grep-ignore` comments of each version are found afresh and applied to them
+//! ([`super::suppression`], which mirrors ast-grep's `CombinedScan`), so a file with suppression
+//! comments is re-analyzed incrementally like any other, and editing a comment re-decides what it
+//! suppresses everywhere in the file.
+//!
 //! **When the whole file is analyzed instead.** No held tree (first analysis, evicted, a skipped
-//! version in between); the old or new text holds an `ast-grep-ignore` comment (suppressions and
-//! unused-suppression hints come from ast-grep's own `CombinedScan`, which scans whole files:
-//! re-deriving which comment covers which node is not worth the risk to its exact semantics); the
-//! edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file; the old or the re-parsed
-//! tree holds a syntax error (tree-sitter's error recovery after an incremental parse can differ
-//! from a fresh parse's, outside the changed ranges: the edit property tests found such a case).
+//! version in between); the edit touches more than 1/[`MAX_EDIT_SHARE_DIVISOR`] of the file; the
+//! old or the re-parsed tree holds a syntax error (tree-sitter's error recovery after an
+//! incremental parse can differ from a fresh parse's, outside the changed ranges: the edit
+//! property tests found such a case).
 //! An edit hint that does not reproduce the new text is ignored, and the edit is found by
 //! comparing the old and new text instead.
 
@@ -33,9 +37,10 @@ use super::finding::Finding;
 use super::prefilter::{NodeCheck, Occurrences, Prefilter};
 use super::rules::RuleSet;
 use super::scan::{Content, SUPPRESSION_MARKER, finding, index_by_kind, language_of};
+use super::suppression::Suppressions;
 use super::tree_cache::{HeldFile, KeyedFinding, NodeKey};
 use crate::hash::ContentHash;
-use ast_grep_config::{CombinedScan, RuleConfig};
+use ast_grep_config::RuleConfig;
 use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Doc, Node};
@@ -67,9 +72,6 @@ pub struct EditHint {
 pub(crate) enum Mode {
     /// Parsed from scratch, every rule matched on every node.
     Full,
-    /// Re-parsed from the held tree, every rule matched on every node: the held findings could
-    /// not be reused (a suppression comment in the old or new text).
-    Reparsed,
     /// Re-parsed from the held tree, matched only where the edit can have changed a match.
     Incremental,
 }
@@ -372,90 +374,92 @@ pub(crate) fn analyze(
         }
         Some((held.keyed, tree, placement))
     });
-    let Some((keyed, tree, placement)) = edited else {
+    let Some((previous, tree, placement)) = edited else {
         let root = AstGrep::new(&text, lang);
-        return full(&applicable, rules, path, root, content, Mode::Full);
+        return full(&applicable, rules, path, root, content);
     };
     let root = AstGrep::doc(StrDoc {
         src: text,
         lang,
         tree,
     });
-    match keyed {
-        Some(previous) if !root.get_text().contains(SUPPRESSION_MARKER) => {
-            let target = Target {
-                applicable: &applicable,
-                reaches: &applicable
-                    .iter()
-                    .map(|rule| reach.get(rule))
-                    .collect::<Vec<_>>(),
-                path,
-                hash: &Content::new(Some(content)),
-                prefilter: rules.prefilter(),
-            };
-            incremental(&target, root, content, &previous, &placement)
-        }
-        _ => full(&applicable, rules, path, root, content, Mode::Reparsed),
-    }
+    let target = Target {
+        applicable: &applicable,
+        reaches: &applicable
+            .iter()
+            .map(|rule| reach.get(rule))
+            .collect::<Vec<_>>(),
+        path,
+        hash: &Content::new(Some(content)),
+        prefilter: rules.prefilter(),
+    };
+    incremental(&target, rules, root, content, &previous, &placement)
 }
 
-/// Matches every rule on every node of `root` (hashed to `content`): in one kind-indexed
-/// traversal, or through ast-grep's `CombinedScan` when the text holds a suppression comment.
+/// Matches every rule on every node of `root` (hashed to `content`) in one kind-indexed traversal.
 fn full(
     applicable: &[&RuleConfig<SupportLang>],
     rules: &RuleSet,
     path: &str,
     root: AstGrep<StrDoc<SupportLang>>,
     content: ContentHash,
-    mode: Mode,
 ) -> Analyzed {
     let text = root.get_text();
     let hash = Content::new(Some(content));
     let prefilter = rules.prefilter();
     let found = prefilter.occurrences(text);
-    let (findings, keyed) = if text.contains(SUPPRESSION_MARKER) {
-        // A rule without a match changes nothing in `CombinedScan` (a suppression counts as used
-        // only when it suppresses a match), so the rules the text lacks the literals of are left out.
-        let mut combined = CombinedScan::new(
-            applicable
-                .iter()
-                .copied()
-                .filter(|rule| prefilter.file_may_match(&rule.id, &found))
-                .collect(),
+    let mut keyed = Vec::new();
+    let by_kind = index_by_kind(applicable);
+    let filters = Filters::new(prefilter, applicable, &found);
+    for node in root.root().dfs() {
+        match_node(
+            applicable, &by_kind, &filters, path, text, &hash, &node, &mut keyed,
         );
-        combined.set_unused_suppression_rule(rules.unused_suppression());
-        let mut findings = Vec::new();
-        for (rule, matches) in combined.scan(&root, false).matches {
-            findings.extend(
-                matches
-                    .iter()
-                    .map(|node| finding(rule, path, node, text, &hash)),
-            );
-        }
-        findings.sort();
-        (findings, None)
-    } else {
-        let mut keyed = Vec::new();
-        let by_kind = index_by_kind(applicable);
-        let filters = Filters::new(prefilter, applicable, &found);
-        for node in root.root().dfs() {
-            match_node(
-                applicable, &by_kind, &filters, path, text, &hash, &node, &mut keyed,
-            );
-        }
-        keyed.sort_by(|a, b| a.finding.cmp(&b.finding));
-        let findings = keyed.iter().map(|k| k.finding.clone()).collect();
-        (findings, Some(keyed.into()))
-    };
+    }
+    keyed.sort_by(|a, b| a.finding.cmp(&b.finding));
+    let findings = reported(&root, &keyed, rules, path, &hash);
     Analyzed {
         findings,
         held: HeldFile {
             content,
             root,
-            keyed,
+            keyed: keyed.into(),
         },
-        mode,
+        mode: Mode::Full,
     }
+}
+
+/// What is reported of `root`'s matches `keyed` (sorted): those its suppression comments leave,
+/// and a hint for each comment that suppressed nothing, sorted.
+fn reported(
+    root: &AstGrep<StrDoc<SupportLang>>,
+    keyed: &[KeyedFinding],
+    rules: &RuleSet,
+    path: &str,
+    hash: &Content,
+) -> Vec<Finding> {
+    let text = root.get_text();
+    if !text.contains(SUPPRESSION_MARKER) {
+        return keyed.iter().map(|k| k.finding.clone()).collect();
+    }
+    let mut suppressions = Suppressions::of(root);
+    if suppressions.silences_file() {
+        return Vec::new();
+    }
+    let mut findings: Vec<Finding> = keyed
+        .iter()
+        .filter(|k| !suppressions.suppresses(k.finding.rule.as_str(), k.finding.range.start.line))
+        .map(|k| k.finding.clone())
+        .collect();
+    let unused = rules.unused_suppression();
+    findings.extend(
+        suppressions
+            .unused()
+            .iter()
+            .map(|node| finding(unused, path, node, text, hash)),
+    );
+    findings.sort();
+    findings
 }
 
 /// Matches the rules of `by_kind` that `filters` let try `node` on it.
@@ -546,6 +550,7 @@ fn edit_tree(
 /// findings, shifted.
 fn incremental(
     target: &Target<'_>,
+    rules: &RuleSet,
     root: AstGrep<StrDoc<SupportLang>>,
     content: ContentHash,
     previous: &[KeyedFinding],
@@ -561,13 +566,13 @@ fn incremental(
         &mut fresh,
     );
     fresh.sort_by(|a, b| a.finding.cmp(&b.finding));
-    let findings = fresh.iter().map(|k| k.finding.clone()).collect();
+    let findings = reported(&root, &fresh, rules, target.path, target.hash);
     Analyzed {
         findings,
         held: HeldFile {
             content,
             root,
-            keyed: Some(fresh.into()),
+            keyed: fresh.into(),
         },
         mode: Mode::Incremental,
     }

@@ -8,6 +8,7 @@ pub mod prefilter;
 pub mod rules;
 pub mod scan;
 pub mod snapshot;
+mod suppression;
 pub mod tree_cache;
 
 pub use crate::config::AnalyzerKey;

@@ -101,7 +101,6 @@ pub struct Analyzer {
     /// Edit hints for the next scan, by path.
     hints: std::collections::HashMap<String, EditHint>,
     full_analyses: u64,
-    reparsed_analyses: u64,
     incremental_analyses: u64,
 }
 
@@ -172,7 +171,6 @@ impl Analyzer {
             trees: TreeCache::new(DEFAULT_TREE_CACHE_BYTES),
             hints: std::collections::HashMap::new(),
             full_analyses: 0,
-            reparsed_analyses: 0,
             incremental_analyses: 0,
         })
     }
@@ -186,12 +184,11 @@ impl Analyzer {
         self
     }
 
-    /// What the tree cache holds, and how many files were analyzed in full, re-parsed and matched
-    /// in full, and re-analyzed incrementally.
+    /// What the tree cache holds, and how many files were analyzed in full and re-analyzed
+    /// incrementally.
     pub fn tree_cache_stats(&self) -> TreeCacheStats {
         TreeCacheStats {
             full_analyses: self.full_analyses,
-            reparsed_analyses: self.reparsed_analyses,
             incremental_analyses: self.incremental_analyses,
             ..self.trees.stats()
         }
@@ -478,7 +475,6 @@ impl Analyzer {
     fn hold(&mut self, path: &str, held: Option<HeldFile>, mode: Option<Mode>) {
         match mode {
             Some(Mode::Full) => self.full_analyses += 1,
-            Some(Mode::Reparsed) => self.reparsed_analyses += 1,
             Some(Mode::Incremental) => self.incremental_analyses += 1,
             None => {}
         }

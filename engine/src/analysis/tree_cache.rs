@@ -48,9 +48,8 @@ pub(crate) struct HeldFile {
     pub(crate) content: ContentHash,
     /// The source and its syntax tree.
     pub(crate) root: AstGrep<StrDoc<SupportLang>>,
-    /// The findings of the source with their nodes, or `None` when they cannot be reused (the
-    /// source holds a suppression comment: ast-grep's own scan decided what to report).
-    pub(crate) keyed: Option<Arc<[KeyedFinding]>>,
+    /// The matches of the source with their nodes, before its suppression comments are applied.
+    pub(crate) keyed: Arc<[KeyedFinding]>,
 }
 
 impl HeldFile {
@@ -60,12 +59,11 @@ impl HeldFile {
         let doc = self.root.root().get_doc();
         let source = doc.get_source().len();
         let nodes = doc.tree.root_node().descendant_count();
-        let findings = self.keyed.as_ref().map_or(0, |keyed| {
-            keyed
-                .iter()
-                .map(|k| size_of::<KeyedFinding>() + k.finding.message.len())
-                .sum()
-        });
+        let findings: usize = self
+            .keyed
+            .iter()
+            .map(|k| size_of::<KeyedFinding>() + k.finding.message.len())
+            .sum();
         (source + nodes * TREE_BYTES_PER_NODE + findings) as u64
     }
 }
@@ -89,9 +87,6 @@ pub struct TreeCacheStats {
     pub evictions: u64,
     /// Files analyzed in full (parsed from scratch, every rule matched on every node).
     pub full_analyses: u64,
-    /// Files re-parsed from their held tree but matched in full (a suppression comment in the old
-    /// or new text).
-    pub reparsed_analyses: u64,
     /// Files re-parsed from their held tree and matched only where the edit can have changed a
     /// match.
     pub incremental_analyses: u64,

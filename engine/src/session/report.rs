@@ -438,13 +438,12 @@ fn render_trees(out: &mut String, trees: &TreeCacheStats) {
     put(
         out,
         format_args!(
-            "  held trees: {} files, {} of {} (analysis.tree_cache_bytes), {} evicted; files analyzed: {} in full, {} re-parsed, {} incrementally",
+            "  held trees: {} files, {} of {} (analysis.tree_cache_bytes), {} evicted; files analyzed: {} in full, {} incrementally",
             trees.held_files,
             byte_size(trees.held_bytes),
             byte_size(trees.budget_bytes),
             trees.evictions,
             trees.full_analyses,
-            trees.reparsed_analyses,
             trees.incremental_analyses
         ),
     );

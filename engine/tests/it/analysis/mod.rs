@@ -7,3 +7,4 @@ mod prefilter;
 mod rule_fixtures;
 mod rule_loading;
 mod scan;
+mod suppressions;
