@@ -7,7 +7,7 @@
 
 use crate::analysis::{AnalysisSnapshot, Analyzer};
 use crate::delivery::{PriorFinding, Start, finding_start, findings_by_path, introduced};
-use crate::workspace::{RevisionBlob, RevisionTree, WorkspaceError};
+use crate::workspace::{RevisionTree, WorkspaceError};
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
@@ -48,30 +48,19 @@ pub(super) fn present_at(
         unjudged: Vec::new(),
     };
     for (path, findings) in findings_by_path(&snapshot.findings) {
-        let before: Option<Vec<PriorFinding>> = match rev.read(path, analyzer.max_file_bytes()) {
-            RevisionBlob::Absent => None,
-            RevisionBlob::Bytes(bytes) => match analyzer.findings_in(path, &bytes) {
-                Ok(then) => Some(then.iter().map(PriorFinding::from).collect()),
-                Err(reason) => {
-                    present.unjudged.push((path.to_owned(), reason.to_string()));
-                    None
-                }
-            },
-            RevisionBlob::TooLarge { bytes, limit } => {
-                present.unjudged.push((
-                    path.to_owned(),
-                    format!("{bytes} bytes is over the {limit}-byte limit"),
-                ));
-                None
-            }
-            RevisionBlob::NotAFile => {
-                present
-                    .unjudged
-                    .push((path.to_owned(), "not a file there".to_owned()));
-                None
-            }
-            RevisionBlob::Unreadable(error) => {
-                present.unjudged.push((path.to_owned(), error));
+        let blob = rev.read(path, analyzer.max_file_bytes());
+        let judged = match blob.contents() {
+            Ok(Some(bytes)) => analyzer
+                .findings_in(path, bytes)
+                .map(Some)
+                .map_err(|reason| reason.to_string()),
+            Ok(None) => Ok(None),
+            Err(reason) => Err(reason),
+        };
+        let before: Option<Vec<PriorFinding>> = match judged {
+            Ok(then) => then.map(|then| then.iter().map(PriorFinding::from).collect()),
+            Err(reason) => {
+                present.unjudged.push((path.to_owned(), reason));
                 None
             }
         };

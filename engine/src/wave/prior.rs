@@ -79,9 +79,9 @@ impl Priors {
         let blobs: BTreeMap<&String, RevisionBlob> =
             paths.iter().zip(head_blobs(&paths, limit)).collect();
         for (key, path) in missing {
-            let prior = match blobs.get(&path) {
-                Some(RevisionBlob::Absent) | None => None,
-                Some(RevisionBlob::Bytes(bytes)) => {
+            let prior = match blobs.get(&path).map_or(Ok(None), RevisionBlob::contents) {
+                Ok(None) => None,
+                Ok(Some(bytes)) => {
                     priors.from_head += 1;
                     let findings = coordinator
                         .analyzer(&key)
@@ -91,7 +91,8 @@ impl Priors {
                     }
                     findings.map(|f| f.iter().map(PriorFinding::from).collect())
                 }
-                Some(_) => {
+                // Why it cannot be judged is not shown in a wave, only counted.
+                Err(_) => {
                     priors.from_head += 1;
                     priors.unjudged += 1;
                     None

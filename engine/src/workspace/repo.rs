@@ -1,5 +1,6 @@
-//! Owns finding and opening the repository (`gix::discover`), reading `HEAD`, and turning
-//! caller-supplied paths into repo-relative `/`-separated strings.
+//! Owns finding and opening the repository (`gix::discover`), reading `HEAD`, building the
+//! worktree's ignore rules, and turning caller-supplied paths into repo-relative `/`-separated
+//! strings.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -67,6 +68,26 @@ pub(crate) fn read_head(open: &OpenRepo) -> Result<Head, WorkspaceError> {
         name: head.referent_name().map(|name| name.as_bstr().to_string()),
         id: head.id().map(|id| id.detach().to_string()),
     })
+}
+
+/// The ignore rules of `open`'s worktree (its `.gitignore` files, `info/exclude` and
+/// `core.excludesFile`), to ask about paths the index does not track.
+///
+/// The stack is built over an empty index on purpose. Ignore rules only judge untracked paths,
+/// and every caller checks trackedness against the real index itself (an untracked candidate has
+/// no index entry; an ignored directory that holds tracked files is still walked). Given the real
+/// index, gix would map each `.gitignore` it lists to a blob id, a pass over the whole index on
+/// every call; without it, `.gitignore` files are read from the worktree only, which is where the
+/// rules for untracked files live. The one difference from git: a `.gitignore` that a sparse
+/// checkout keeps out of the worktree (skip-worktree), whose rules git reads from the index, is
+/// not read.
+pub(crate) fn worktree_excludes(open: &OpenRepo) -> Result<gix::AttributeStack<'_>, gix::Error> {
+    let empty = gix::index::State::new(open.repo.object_hash());
+    open.repo.excludes(
+        &empty,
+        None,
+        gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
+    )
 }
 
 /// Turn `path` (absolute, or relative to `base`) into a repo-relative `/`-separated path.

@@ -1,7 +1,8 @@
 //! Owns reading files as a revision recorded them: the tree of `HEAD` (or any revision `git
 //! rev-parse` understands), one file's blob from it under a size cap, and the files it lists.
 //! Delivery reads a file's `HEAD` blob to learn which findings existed before a wave; `check
-//! --new-since REV` reads the blobs of `REV`.
+//! --new-since REV` reads the blobs of `REV`; both judge a blob the same way through
+//! [`RevisionBlob::contents`].
 
 use super::error::WorkspaceError;
 use super::repo::open;
@@ -28,6 +29,24 @@ pub enum RevisionBlob {
     NotAFile,
     /// Reading the object failed.
     Unreadable(String),
+}
+
+impl RevisionBlob {
+    /// The bytes to compare a file's current findings with: `Ok(None)` when the revision has no
+    /// file there (so every finding is new), `Err` with why the blob cannot be judged (over the
+    /// cap, not a file, unreadable), worded to follow the file's path in a message. A file that
+    /// cannot be judged counts as all new too, but a caller may say why.
+    pub fn contents(&self) -> Result<Option<&[u8]>, String> {
+        match self {
+            Self::Absent => Ok(None),
+            Self::Bytes(bytes) => Ok(Some(bytes)),
+            Self::TooLarge { bytes, limit } => {
+                Err(format!("{bytes} bytes is over the {limit}-byte limit"))
+            }
+            Self::NotAFile => Err("not a file there".to_owned()),
+            Self::Unreadable(error) => Err(error.clone()),
+        }
+    }
 }
 
 /// One revision's tree, opened once to read several files.
@@ -165,5 +184,36 @@ pub(super) fn read_blob(repo: &gix::Repository, id: ObjectId, limit: u64) -> Rev
     match repo.find_object(id) {
         Ok(object) => RevisionBlob::Bytes(object.detach().data),
         Err(error) => RevisionBlob::Unreadable(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RevisionBlob;
+
+    #[test]
+    fn contents_are_the_bytes_nothing_when_absent_and_otherwise_why_not() {
+        assert_eq!(RevisionBlob::Absent.contents(), Ok(None));
+        let bytes = RevisionBlob::Bytes(b"export {};\n".to_vec());
+        assert_eq!(bytes.contents(), Ok(Some(&b"export {};\n"[..])));
+        let empty = RevisionBlob::Bytes(Vec::new());
+        assert_eq!(empty.contents(), Ok(Some(&[][..])));
+        let large = RevisionBlob::TooLarge {
+            bytes: 4_294_967_296,
+            limit: 1_048_576,
+        };
+        assert_eq!(
+            large.contents(),
+            Err("4294967296 bytes is over the 1048576-byte limit".to_owned())
+        );
+        assert_eq!(
+            RevisionBlob::NotAFile.contents(),
+            Err("not a file there".to_owned())
+        );
+        let unreadable = RevisionBlob::Unreadable("object 0123abcd not found".to_owned());
+        assert_eq!(
+            unreadable.contents(),
+            Err("object 0123abcd not found".to_owned())
+        );
     }
 }

@@ -24,7 +24,7 @@ use crate::cancel::CancelToken;
 use crate::workspace::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use crate::workspace::error::WorkspaceError;
 use crate::workspace::index_cache;
-use crate::workspace::repo::{OpenRepo, worktree_path};
+use crate::workspace::repo::{OpenRepo, worktree_excludes, worktree_path};
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.
@@ -212,17 +212,7 @@ fn mark_untracked(
             "check the .gitignore files and core.excludesFile for syntax errors",
         )
     };
-    // An empty index: `.gitignore` files are read from the worktree only, which is where untracked
-    // files live anyway, and building the mapping from a large index is skipped.
-    let empty = gix::index::State::new(open.repo.object_hash());
-    let mut excludes = open
-        .repo
-        .excludes(
-            &empty,
-            None,
-            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-        )
-        .map_err(err())?;
+    let mut excludes = worktree_excludes(open).map_err(err())?;
     for path in candidates {
         let Ok(meta) = std::fs::symlink_metadata(worktree_path(&open.workdir, path)) else {
             continue;

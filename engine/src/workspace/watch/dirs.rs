@@ -3,7 +3,7 @@
 //! never the inside of a nested repository or submodule — those are checked by a status of their
 //! root at every synchronisation instead, since a commit inside them changes no file they hold.
 
-use crate::workspace::repo::OpenRepo;
+use crate::workspace::repo::{OpenRepo, worktree_excludes};
 use gix::index::entry::Mode;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -38,15 +38,8 @@ pub(super) fn walk(
     budget: usize,
     list_files: bool,
 ) -> Result<Found, WalkError> {
-    let empty = gix::index::State::new(open.repo.object_hash());
-    let mut excludes = open
-        .repo
-        .excludes(
-            &empty,
-            None,
-            gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
-        )
-        .map_err(|error| WalkError::Rules(error.to_string()))?;
+    let mut excludes =
+        worktree_excludes(open).map_err(|error| WalkError::Rules(error.to_string()))?;
     let mut found = Found::default();
     let mut queue = vec![start.to_owned()];
     while let Some(rel) = queue.pop() {
