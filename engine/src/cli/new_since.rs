@@ -55,7 +55,7 @@ pub(super) fn present_at(
                 .map(Some)
                 .map_err(|reason| reason.to_string()),
             Ok(None) => Ok(None),
-            Err(reason) => Err(reason),
+            Err(reason) => Err(reason.to_string()),
         };
         let before: Option<Vec<PriorFinding>> = match judged {
             Ok(then) => then.map(|then| then.iter().map(PriorFinding::from).collect()),

@@ -39,7 +39,7 @@ pub use entry::{
 pub use error::WorkspaceError;
 pub use fingerprint::MAX_HASHED_BYTES;
 pub use repo::{Head, normalize_lexically};
-pub use revision::{RevisionBlob, RevisionTree};
+pub use revision::{RevisionBlob, RevisionTree, Unjudged};
 pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
     capture_with_cancel,

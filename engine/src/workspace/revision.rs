@@ -31,20 +31,40 @@ pub enum RevisionBlob {
     Unreadable(String),
 }
 
+/// Why a revision's blob cannot be compared with a file's current findings.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unjudged {
+    /// The blob is larger than the cap.
+    #[error("{bytes} bytes is over the {limit}-byte limit")]
+    TooLarge {
+        /// The blob's size.
+        bytes: u64,
+        /// The cap it exceeds.
+        limit: u64,
+    },
+    /// The path names a directory, a symlink or a submodule.
+    #[error("not a file there")]
+    NotAFile,
+    /// Reading the object failed.
+    #[error("{0}")]
+    Unreadable(String),
+}
+
 impl RevisionBlob {
     /// The bytes to compare a file's current findings with: `Ok(None)` when the revision has no
-    /// file there (so every finding is new), `Err` with why the blob cannot be judged (over the
-    /// cap, not a file, unreadable), worded to follow the file's path in a message. A file that
-    /// cannot be judged counts as all new too, but a caller may say why.
-    pub fn contents(&self) -> Result<Option<&[u8]>, String> {
+    /// file there (so every finding is new), `Err` with why the blob cannot be judged (its
+    /// message follows the file's path). A file that cannot be judged counts as all new too, but
+    /// a caller may say why.
+    pub fn contents(&self) -> Result<Option<&[u8]>, Unjudged> {
         match self {
             Self::Absent => Ok(None),
             Self::Bytes(bytes) => Ok(Some(bytes)),
-            Self::TooLarge { bytes, limit } => {
-                Err(format!("{bytes} bytes is over the {limit}-byte limit"))
-            }
-            Self::NotAFile => Err("not a file there".to_owned()),
-            Self::Unreadable(error) => Err(error.clone()),
+            Self::TooLarge { bytes, limit } => Err(Unjudged::TooLarge {
+                bytes: *bytes,
+                limit: *limit,
+            }),
+            Self::NotAFile => Err(Unjudged::NotAFile),
+            Self::Unreadable(error) => Err(Unjudged::Unreadable(error.clone())),
         }
     }
 }
@@ -189,7 +209,7 @@ pub(super) fn read_blob(repo: &gix::Repository, id: ObjectId, limit: u64) -> Rev
 
 #[cfg(test)]
 mod tests {
-    use super::RevisionBlob;
+    use super::{RevisionBlob, Unjudged};
 
     #[test]
     fn contents_are_the_bytes_nothing_when_absent_and_otherwise_why_not() {
@@ -202,18 +222,14 @@ mod tests {
             bytes: 4_294_967_296,
             limit: 1_048_576,
         };
+        let why = large.contents().expect_err("too large to judge");
         assert_eq!(
-            large.contents(),
-            Err("4294967296 bytes is over the 1048576-byte limit".to_owned())
+            why.to_string(),
+            "4294967296 bytes is over the 1048576-byte limit"
         );
-        assert_eq!(
-            RevisionBlob::NotAFile.contents(),
-            Err("not a file there".to_owned())
-        );
+        assert_eq!(RevisionBlob::NotAFile.contents(), Err(Unjudged::NotAFile));
         let unreadable = RevisionBlob::Unreadable("object 0123abcd not found".to_owned());
-        assert_eq!(
-            unreadable.contents(),
-            Err("object 0123abcd not found".to_owned())
-        );
+        let why = unreadable.contents().expect_err("unreadable");
+        assert_eq!(why.to_string(), "object 0123abcd not found");
     }
 }
