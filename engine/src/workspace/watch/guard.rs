@@ -1,7 +1,8 @@
 //! Owns what a synchronisation compares outside the worktree: `HEAD`, the index's entries, and
-//! the repository files that change what git ignores or how it reads files. A change to any of
-//! them can change the status of paths no worktree event names, so it makes the snapshot a full
-//! one. An index rewritten with only fresher stat data (what `git status` itself does) keeps the
+//! the files that change what git ignores or how it reads files — the repository's own, and those
+//! outside it (the system, global and included config files, the global excludes and attributes
+//! files). A change to any of them can change the status of paths no worktree event names, so it
+//! makes the snapshot a full one. An index rewritten with only fresher stat data (what `git status` itself does) keeps the
 //! same entries and is not a change.
 
 use super::status::FallbackReason;
@@ -24,6 +25,44 @@ pub(super) fn rule_files(open: &OpenRepo) -> Vec<PathBuf> {
         common.join("info").join("attributes"),
         common.join("info").join("sparse-checkout"),
     ]
+}
+
+/// The files outside the repository that git reads for its status: where the system, installation
+/// and global config files are or would be (one created later counts as a change), every config
+/// file actually read (includes among them), and the global excludes and attributes files
+/// (`core.excludesFile`, `core.attributesFile`, or their XDG defaults).
+fn outside_files(open: &OpenRepo) -> Vec<PathBuf> {
+    use gix::config::Source;
+    let mut env = |name: &str| std::env::var_os(name);
+    let mut files: Vec<PathBuf> = [
+        Source::GitInstallation,
+        Source::System,
+        Source::Git,
+        Source::User,
+    ]
+    .into_iter()
+    .filter_map(|source| source.storage_location(&mut env))
+    .collect();
+    let config = open.repo.config_snapshot();
+    files.extend(
+        config
+            .plumbing()
+            .sections()
+            .filter_map(|section| section.meta().path.clone()),
+    );
+    for (key, default) in [
+        ("core.excludesFile", "ignore"),
+        ("core.attributesFile", "attributes"),
+    ] {
+        match config.trusted_path(key) {
+            Ok(Some(path)) => files.push(path),
+            // Unset (or not a path): git falls back to the XDG file.
+            _ => files.extend(gix::path::env::xdg_config(default, &mut env)),
+        }
+    }
+    files.sort();
+    files.dedup();
+    files
 }
 
 /// A file's identity: any rewrite changes its inode, size or change time.
@@ -49,7 +88,13 @@ impl Guard {
         let head = repo::read_head(open)?;
         let index = index_cache::load(open)?;
         let index_digest = digest(&index);
-        let files = rule_files(open)
+        let mut files = rule_files(open);
+        for file in outside_files(open) {
+            if !files.contains(&file) {
+                files.push(file);
+            }
+        }
+        let files = files
             .into_iter()
             .map(|path| {
                 let id = identity(&path);
@@ -89,14 +134,11 @@ impl Guard {
         }
         for (path, id) in &self.files {
             if identity(path) != *id {
-                let name = path
-                    .strip_prefix(open.repo.common_dir())
-                    .unwrap_or(path)
-                    .display()
-                    .to_string();
-                return Ok(Err(FallbackReason::Rules {
-                    path: format!(".git/{name}"),
-                }));
+                let path = match path.strip_prefix(open.repo.common_dir()) {
+                    Ok(name) => format!(".git/{}", name.display()),
+                    Err(_) => path.display().to_string(),
+                };
+                return Ok(Err(FallbackReason::Rules { path }));
             }
         }
         Ok(Ok(Self {

@@ -164,6 +164,12 @@ impl WatchedWorkspace {
         }
     }
 
+    /// Test seam: holds the watcher as a capture in progress does, until the result is dropped.
+    #[doc(hidden)]
+    pub fn hold(&self) -> impl Drop + '_ {
+        self.lock()
+    }
+
     /// A snapshot of the whole worktree, equal to [`capture_with_cancel`]'s: from the watcher's
     /// events when it can vouch for them, else a full one (and the watcher re-arms first).
     ///

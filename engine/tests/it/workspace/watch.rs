@@ -78,6 +78,29 @@ fn nothing_changed_is_a_watched_snapshot_of_no_paths() {
     assert!(matches!(status.state, WatchState::Watching { directories } if directories >= 4));
 }
 
+/// A capture while another one holds the watcher (a `bash` wave's baseline racing an
+/// out-of-band check, say) is a full snapshot that leaves the watcher alone: its events stay
+/// queued for the next capture, which is a watched one again.
+#[test]
+fn a_capture_while_another_runs_is_full_and_leaves_the_watcher_alone() {
+    let repo = base();
+    let watched = start(&repo);
+    repo.write("src/a.ts", "export const a = 10;\n");
+    {
+        let _capturing = watched.hold();
+        assert_eq!(
+            sync_and_compare(&repo, &watched),
+            CaptureKind::Full {
+                reason: FallbackReason::Busy
+            }
+        );
+    }
+    assert_watched(&repo, &watched, 1);
+    let status = watched.status();
+    assert_eq!((status.watched, status.full), (1, 1));
+    assert_eq!(status.last_fallback, Some(FallbackReason::Baseline));
+}
+
 #[test]
 fn create_modify_delete_and_chmod_are_seen() {
     use std::os::unix::fs::PermissionsExt;
@@ -227,6 +250,36 @@ fn a_gitignore_change_falls_back_and_re_arms() {
     repo.write("src/x.ts", "export {};\n");
     assert_watched(&repo, &watched, 1);
     assert_eq!(watched.status().full, 2);
+}
+
+/// A change to an excludes file outside the repository (named by the repository's own
+/// `core.excludesFile`, so the test leaves the user's configuration alone) changes which untracked
+/// files git ignores without any event in the worktree: the next snapshot is a full one, naming
+/// the file, and the one after is watched again.
+#[test]
+fn an_excludes_file_outside_the_repository_falls_back_when_it_changes() {
+    let outside = tempfile::tempdir().expect("a directory outside the repository");
+    let excludes = outside.path().join("ignore");
+    std::fs::write(&excludes, "").expect("write the excludes file");
+    let repo = base();
+    repo.git(&[
+        "config",
+        "core.excludesFile",
+        excludes.to_str().expect("a UTF-8 temp path"),
+    ]);
+    repo.write("notes.txt", "untracked\n");
+    let watched = start(&repo);
+    assert_watched(&repo, &watched, 0);
+    std::fs::write(&excludes, "notes.txt\n").expect("rewrite the excludes file");
+    assert_eq!(
+        sync_and_compare(&repo, &watched),
+        CaptureKind::Full {
+            reason: FallbackReason::Rules {
+                path: excludes.display().to_string()
+            }
+        }
+    );
+    assert_watched(&repo, &watched, 0);
 }
 
 #[test]

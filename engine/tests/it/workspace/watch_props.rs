@@ -2,7 +2,8 @@
 //! in a temp repository; after every synchronisation the watched snapshot equals a full one
 //! (`sync_and_compare` asserts it), whether it came from the events or the watcher fell back.
 //! Each case does real file-system and git work, so the case count is moderate: 24 cases of up
-//! to 10 operations each per run. proptest prints the failing (shrunk) sequence and its seed.
+//! to 10 operations each per run (`WATCH_CASES=N` runs N). proptest prints the failing (shrunk)
+//! sequence and its seed.
 
 use super::watch::sync_and_compare;
 use crate::support::TestRepo;
@@ -96,8 +97,16 @@ fn apply(repo: &TestRepo, op: &Op) {
     }
 }
 
+/// The cases per run: 24, or `WATCH_CASES`.
+fn cases() -> u32 {
+    std::env::var("WATCH_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(24)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn watched_snapshots_equal_full_ones_after_random_operations(
