@@ -458,6 +458,8 @@ export interface SessionStatus {
   policyFailures: Array<string>
   /** Wave totals; `totals.scans` counts analyzer runs. */
   totals: WaveTotals
+  /** The workspace watcher behind whole-worktree (`bash`) snapshots, when the session has one. */
+  watcher?: WatcherStatus
 }
 
 /**
@@ -579,6 +581,37 @@ export interface WaiverStatus {
   reason: string
   /** When it was recorded (ms since the Unix epoch). */
   at: number
+}
+
+/** What the status says about the session's workspace watcher. */
+export interface WatcherStatus {
+  /**
+   * Whether it is watching now (`unarmed`: it re-arms at the next whole-worktree snapshot;
+   * `unavailable`: never in this session, see `unavailable`).
+   */
+  state: 'watching' | 'unarmed' | 'unavailable'
+  /** Directories watched, while watching. */
+  directories?: number
+  /** Why it cannot watch in this session, when `state` is `unavailable`. */
+  unavailable?: WatchFallback
+  /** Whole-worktree snapshots updated from the watcher's events. */
+  watched: number
+  /** Whole-worktree snapshots taken in full (the first one included). */
+  full: number
+  /** Why the latest full snapshot was taken. */
+  lastFallback?: WatchFallback
+}
+
+/** Why a whole-worktree snapshot was taken in full. */
+export interface WatchFallback {
+  /**
+   * A stable code: `baseline`, `overflow`, `too-many-paths`, `watch-limit`, `watcher-error`,
+   * `cookie-timeout`, `head-or-index`, `rules`, `unsupported`, `busy`, `non-utf8-name` or
+   * `staged-rename`.
+   */
+  code: string
+  /** What the status shows. */
+  message: string
 }
 
 /** Wave totals. */

@@ -17,6 +17,7 @@ mod status;
 mod tool_call;
 mod tool_result_event;
 mod waiver_result;
+mod watcher_status;
 
 pub(crate) use binding_error::{BindingError, ErrorCode};
 pub(crate) use branch_entry::BranchEntry;

@@ -10,6 +10,8 @@ use pi_native_hooks::status as model;
 use pi_native_hooks::verification;
 use pi_native_hooks::wave;
 
+use super::watcher_status::WatcherStatus;
+
 /// A count, revision or time in milliseconds as a JS number (exact below 2^53).
 #[allow(clippy::cast_precision_loss)] // every value here stays far below 2^53
 fn num(n: u64) -> f64 {
@@ -32,6 +34,8 @@ pub struct SessionStatus {
     pub policy_failures: Vec<String>,
     /// Wave totals; `totals.scans` counts analyzer runs.
     pub totals: WaveTotals,
+    /// The workspace watcher behind whole-worktree (`bash`) snapshots, when the session has one.
+    pub watcher: Option<WatcherStatus>,
 }
 
 impl From<engine::SessionReport> for SessionStatus {
@@ -43,6 +47,7 @@ impl From<engine::SessionReport> for SessionStatus {
             rule_problems: status.rule_problems,
             policy_failures: status.policy_failures,
             totals: status.totals.into(),
+            watcher: status.watcher.map(Into::into),
         }
     }
 }

@@ -63,6 +63,27 @@ pub enum FallbackReason {
     },
 }
 
+impl FallbackReason {
+    /// A stable code for the reason, as machines read it (the binding's `WatchFallback.code`):
+    /// its serialized tag.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::Overflow => "overflow",
+            Self::TooManyPaths { .. } => "too-many-paths",
+            Self::WatchLimit { .. } => "watch-limit",
+            Self::WatcherError { .. } => "watcher-error",
+            Self::CookieTimeout { .. } => "cookie-timeout",
+            Self::HeadOrIndex { .. } => "head-or-index",
+            Self::Rules { .. } => "rules",
+            Self::Unsupported { .. } => "unsupported",
+            Self::Busy => "busy",
+            Self::NonUtf8Name { .. } => "non-utf8-name",
+            Self::StagedRename { .. } => "staged-rename",
+        }
+    }
+}
+
 impl fmt::Display for FallbackReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -126,4 +147,39 @@ pub struct WatchStatus {
     pub full: u64,
     /// Why the latest full snapshot was taken.
     pub last_fallback: Option<FallbackReason>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FallbackReason;
+
+    /// The code is the serialized tag, for every reason.
+    #[test]
+    fn codes_are_the_serialized_tags() {
+        let reasons = [
+            FallbackReason::Baseline,
+            FallbackReason::Overflow,
+            FallbackReason::TooManyPaths { limit: 1 },
+            FallbackReason::WatchLimit { limit: None },
+            FallbackReason::WatcherError {
+                message: "x".into(),
+            },
+            FallbackReason::CookieTimeout { millis: 2000 },
+            FallbackReason::HeadOrIndex { what: "x".into() },
+            FallbackReason::Rules { path: "x".into() },
+            FallbackReason::Unsupported {
+                filesystem: "nfs".into(),
+            },
+            FallbackReason::Busy,
+            FallbackReason::NonUtf8Name { path: "x".into() },
+            FallbackReason::StagedRename { path: "x".into() },
+        ];
+        let mut codes = std::collections::BTreeSet::new();
+        for reason in &reasons {
+            let value = serde_json::to_value(reason).expect("serializes");
+            assert_eq!(value["reason"], reason.code(), "{reason:?}");
+            codes.insert(reason.code());
+        }
+        assert_eq!(codes.len(), reasons.len(), "codes are distinct");
+    }
 }
