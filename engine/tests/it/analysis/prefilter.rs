@@ -28,7 +28,7 @@ fn analyzer(rules: RuleSet) -> Analyzer {
 }
 
 /// Every `.ts`/`.tsx`/`.mts`/`.cts` file under `dir` (hidden directories skipped), relative.
-fn sources_under(dir: &Path, prefix: &Path, out: &mut Vec<(String, String)>) {
+pub(super) fn sources_under(dir: &Path, prefix: &Path, out: &mut Vec<(String, String)>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -3,8 +3,11 @@
 //! (`Analyzer::findings_in`): every placement ast-grep distinguishes, first as a full analysis,
 //! then after an incremental edit away from the comments and after one of a comment.
 
+use super::prefilter::sources_under;
+use crate::support::{corpus, test_data};
 use pi_native_hooks::analysis::{Analyzer, Finding, ScanLimits};
 use pi_native_hooks::config::builtin;
+use std::path::Path;
 use std::sync::Arc;
 
 fn analyzer() -> Analyzer {
@@ -178,4 +181,41 @@ fn suppressions_are_applied_as_ast_grep_applies_them() {
             case.name
         );
     }
+}
+
+/// Every file that mentions the marker in the generated corpus (30% of its files carry directives:
+/// rule-specific, bare, trailing, two rules, the other language's rule, stale) and in the vendored
+/// real code: the analyzer's findings equal `CombinedScan`'s, unused-suppression hints included.
+#[test]
+fn corpus_files_with_suppressions_match_combined_scan() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut sources: Vec<(String, String)> = corpus::generate(dir.path(), 100, 0x5EED)
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(dir.path().join(&path)).expect("a corpus file");
+            (path, text)
+        })
+        .collect();
+    sources_under(&test_data("real-corpus"), Path::new(""), &mut sources);
+    sources.retain(|(_, text)| text.contains("ast-grep-ignore"));
+    assert!(
+        sources.len() >= 30,
+        "{} files with directives",
+        sources.len()
+    );
+    let reference = analyzer();
+    let mut analyzer = analyzer();
+    let mut unused = 0;
+    for (path, text) in &sources {
+        let snapshot = analyzer.scan_sources(&[(path.clone(), text.clone())]);
+        let expected = reference
+            .findings_in(path, text.as_bytes())
+            .expect("the reference scan analyzes the file");
+        assert_eq!(snapshot.findings, expected, "{path}");
+        unused += expected
+            .iter()
+            .filter(|f| f.rule.as_str() == "unused-suppression")
+            .count();
+    }
+    assert!(unused > 0, "the corpus holds stale directives");
 }
