@@ -182,32 +182,23 @@ fn stop_reach(stop: Option<&Value>) -> Option<usize> {
 /// Whether a relational rule names only kinds (through `any`, `all` and `not`), with `stopBy`
 /// `end` and no `field`.
 fn kinds_only(rule: &Value) -> bool {
-    let Value::Object(keys) = rule else {
-        return false;
-    };
-    keys.iter().all(|(key, value)| match key.as_str() {
-        _ if value.is_null() => true,
-        "kind" => value.is_string(),
-        "stopBy" => value.as_str() == Some("end"),
-        "not" => kinds_only_inner(value),
-        "any" | "all" => value
-            .as_array()
-            .is_some_and(|items| items.iter().all(kinds_only_inner)),
-        _ => false,
-    })
+    names_only_kinds(rule, true)
 }
 
-fn kinds_only_inner(rule: &Value) -> bool {
+/// Whether `rule` names only kinds; `stopBy: end` is allowed on the relational rule itself
+/// (`top`), not inside it.
+fn names_only_kinds(rule: &Value, top: bool) -> bool {
     let Value::Object(keys) = rule else {
         return false;
     };
     keys.iter().all(|(key, value)| match key.as_str() {
         _ if value.is_null() => true,
         "kind" => value.is_string(),
-        "not" => kinds_only_inner(value),
+        "stopBy" if top => value.as_str() == Some("end"),
+        "not" => names_only_kinds(value, false),
         "any" | "all" => value
             .as_array()
-            .is_some_and(|items| items.iter().all(kinds_only_inner)),
+            .is_some_and(|items| items.iter().all(|item| names_only_kinds(item, false))),
         _ => false,
     })
 }
