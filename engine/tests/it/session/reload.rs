@@ -7,30 +7,48 @@
 use super::end_to_end::{bash, call, open, shell, state_of, wave};
 use super::{NODE_VERIFICATION, node_config, node_project};
 use crate::support::snapshot::{assert_snapshot, redact};
-use crate::support::write;
-use pi_native_hooks::session::{footer, render_status};
+use crate::support::{ConfigRoot, TestRepo, write};
+use pi_native_hooks::session::{Session, footer, render_status};
 use pi_native_hooks::verification::RequirementState;
 use serde_json::json;
+use std::path::Path;
 
 const POLICY: &str = "policies/node-project-verification.rhai";
+
+/// A session opened on `repo` with the config `root` and restored from an empty branch; the repo
+/// and the root come back with it, so they live as long as the test.
+async fn opened(repo: TestRepo, root: ConfigRoot) -> (TestRepo, ConfigRoot, Session) {
+    let session = open(repo.path(), root.path());
+    session.restore(&[]).await;
+    (repo, root, session)
+}
+
+/// A wave of one `write` call `id` of `src/a.ts` in `repo`, which leaves `content` in the file.
+async fn write_a(session: &Session, repo: &Path, id: &'static str, content: &str) {
+    wave(
+        session,
+        &[call(
+            id,
+            "write",
+            json!({ "path": "src/a.ts", "content": "x" }),
+        )],
+        || write(repo, "src/a.ts", content),
+    )
+    .await;
+}
+
+/// The node project and config with an opened session after a first wave (call `W`) that
+/// changes `src/a.ts`: `npm test` is armed and not run.
+async fn armed() -> (TestRepo, ConfigRoot, Session) {
+    let (repo, root, session) = opened(node_project(), node_config()).await;
+    write_a(&session, repo.path(), "W", "export const a = 2;\n").await;
+    (repo, root, session)
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reloading_a_broken_armed_policy_degrades_it_keeps_its_check_unknown_and_a_fix_restores_it()
 {
-    let (repo, root) = (node_project(), node_config());
-    let session = open(repo.path(), root.path());
-    session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
-    wave(
-        &session,
-        &[call(
-            "W",
-            "write",
-            json!({ "path": "src/a.ts", "content": "x" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 2;\n"),
-    )
-    .await;
+    let (_repo, root, session) = armed().await;
     wave(&session, &[bash("P", "npm test", 0)], || {}).await;
     assert_eq!(state_of(&session), [RequirementState::Passed]);
     let _ = session.take_state_entries();
@@ -109,20 +127,7 @@ async fn reloading_a_broken_armed_policy_degrades_it_keeps_its_check_unknown_and
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_status_names_the_last_rejected_run_the_last_success_and_each_policy_digest() {
-    let (repo, root) = (node_project(), node_config());
-    let session = open(repo.path(), root.path());
-    session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
-    wave(
-        &session,
-        &[call(
-            "W",
-            "write",
-            json!({ "path": "src/a.ts", "content": "x" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 2;\n"),
-    )
-    .await;
+    let (repo, root, session) = armed().await;
     wave(
         &session,
         &[
@@ -133,7 +138,7 @@ async fn the_status_names_the_last_rejected_run_the_last_success_and_each_policy
                 json!({ "path": "docs/notes.md", "content": "y" }),
             ),
         ],
-        || write(&dir, "docs/notes.md", "more notes\n"),
+        || write(repo.path(), "docs/notes.md", "more notes\n"),
     )
     .await;
     let text = render_status(&session.status());
@@ -182,20 +187,7 @@ exit_code_field = "details.exit_code"
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reloading_applies_a_changed_continuation_cap_and_shell_tool_and_a_broken_file_keeps_them()
 {
-    let (repo, root) = (node_project(), node_config());
-    let session = open(repo.path(), root.path());
-    session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
-    wave(
-        &session,
-        &[call(
-            "W",
-            "write",
-            json!({ "path": "src/a.ts", "content": "x" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 2;\n"),
-    )
-    .await;
+    let (repo, root, session) = armed().await;
     // Before the reload `run_shell` is no shell tool: its run does not count.
     wave(&session, &[shell("R0", "run_shell", "npm test", 0)], || {}).await;
     assert_eq!(state_of(&session), [RequirementState::NotRun]);
@@ -260,16 +252,7 @@ async fn reloading_applies_a_changed_continuation_cap_and_shell_tool_and_a_broke
         "{text}"
     );
     assert!(footer(&broken.footer_summary()).ends_with("degraded (/hooks-doctor)"));
-    wave(
-        &broken,
-        &[call(
-            "W2",
-            "write",
-            json!({ "path": "src/a.ts", "content": "y" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 3;\n"),
-    )
-    .await;
+    write_a(&broken, repo.path(), "W2", "export const a = 3;\n").await;
     wave(&broken, &[shell("R2", "run_shell", "npm test", 0)], || {}).await;
     assert_eq!(
         state_of(&broken),
@@ -288,20 +271,7 @@ async fn reloading_applies_a_changed_continuation_cap_and_shell_tool_and_a_broke
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_near_miss_of_the_command_is_a_rejected_run_in_the_status_and_the_continuation() {
-    let (repo, root) = (node_project(), node_config());
-    let session = open(repo.path(), root.path());
-    session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
-    wave(
-        &session,
-        &[call(
-            "W",
-            "write",
-            json!({ "path": "src/a.ts", "content": "x" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 2;\n"),
-    )
-    .await;
+    let (repo, root, session) = armed().await;
     wave(&session, &[bash("N", "npm test -- --watch", 0)], || {}).await;
     assert_eq!(state_of(&session), [RequirementState::NotRun]);
     let root_dir = repo.path().display();
@@ -334,12 +304,10 @@ async fn a_glob_that_matches_nothing_is_named_in_status_and_doctor_and_a_reload_
             "const ID = \"pkg-tests\";\nconst KIND = \"verification\";\nconst PROJECT = #{{ manifests: \"{glob}\" }};\nconst REQUIREMENTS = [ #{{ id: \"test\", command: \"npm test\", affects: \"code\" }} ];\nfn code(path) {{ path.ends_with(\".ts\") }}\n"
         )
     };
-    let repo = node_project();
-    let root = crate::support::ConfigRoot::builder()
+    let root = ConfigRoot::builder()
         .policy("pkg.rhai", &glob_policy("packages/*/package.json"))
         .build();
-    let session = open(repo.path(), root.path());
-    session.restore(&[]).await;
+    let (repo, root, session) = opened(node_project(), root).await;
     let status = session.status();
     assert!(
         status.hooks.config.load_errors.is_empty(),
@@ -364,17 +332,7 @@ async fn a_glob_that_matches_nothing_is_named_in_status_and_doctor_and_a_reload_
     let requirement = &status.hooks.verification.requirements[0];
     assert_eq!(requirement.key.to_string(), "pkg-tests/test");
     assert_eq!(requirement.project.name, "my-node-project");
-    let dir = repo.path().to_path_buf();
-    wave(
-        &reloaded,
-        &[call(
-            "W",
-            "write",
-            json!({ "path": "src/a.ts", "content": "x" }),
-        )],
-        || write(&dir, "src/a.ts", "export const a = 2;\n"),
-    )
-    .await;
+    write_a(&reloaded, repo.path(), "W", "export const a = 2;\n").await;
     assert_eq!(state_of(&reloaded), [RequirementState::NotRun]);
     wave(&reloaded, &[bash("P", "npm test", 0)], || {}).await;
     assert_eq!(state_of(&reloaded), [RequirementState::Passed]);

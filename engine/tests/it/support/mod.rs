@@ -1,14 +1,16 @@
 //! What the areas share: [`TestRepo`] (a temporary git repository) and [`ConfigRoot`] (a private
 //! config root), each with a builder; running the CLI (`cli`); snapshots of rendered text
 //! (`snapshot`); the git status comparison (`porcelain`); the wave coordinator's fakes and event
-//! driver (`wave`); the gate driver playing a session (`gate`); the generated corpus and the
-//! ast-grep CLI lookup (`corpus`, `ast_grep`, also included by the benches).
+//! driver (`wave`); the gate driver playing a session (`gate`) and the monorepo with its gate
+//! (`monorepo`); the generated corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`, also
+//! included by the benches).
 
 pub mod ast_grep;
 pub mod cli;
 pub mod config_root;
 pub mod corpus;
 pub mod gate;
+pub mod monorepo;
 pub mod porcelain;
 pub mod repo;
 pub mod snapshot;

@@ -3,16 +3,14 @@
 //! manifest; a glob that matches nothing, a symlinked package and a package whose directory name
 //! cannot be written exactly are named in the status, never followed or skipped silently.
 
-use crate::support::gate::{bash, continuation_text, success, write_call};
+use crate::support::gate::{continuation_text, success, write_call};
+use crate::support::monorepo::{Mono, workspace};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks::paths::RepoPath;
 use pi_native_hooks::verification::{
-    CallOutcome, GateConfig, ObservedCall, ProjectProblem, RejectionReason, RequirementKey,
-    RequirementState, SettleDecision, Timestamp, TrackedRequirement, VerificationGate,
-    WaveObservation, WorkspaceObservation, cd_form,
+    ProjectProblem, RejectionReason, RequirementKey, RequirementState, SettleDecision,
+    TrackedRequirement, cd_form,
 };
-use pi_native_hooks::workspace::{ChangeSet, capture};
-use std::path::PathBuf;
 
 /// One policy for every `packages/*/package.json`: `npm test` for `.ts` files under `src/` of
 /// each package (paths relative to the package).
@@ -24,77 +22,28 @@ const REQUIREMENTS = [ #{ id: "test", command: "npm test", affects: "code" } ];
 fn code(path) { path.starts_with("src/") && path.ends_with(".ts") }
 "#;
 
-fn workspace() -> TestRepo {
-    TestRepo::with_commit(&[
-        ("package.json", r#"{"name": "root", "private": true}"#),
-        ("packages/a/package.json", r#"{"name": "a"}"#),
-        ("packages/a/src/a.ts", "export const a = 1;\n"),
-        ("packages/b/package.json", r#"{"name": "b"}"#),
-        ("packages/b/src/b.ts", "export const b = 1;\n"),
-        ("src/root.ts", "export const r = 1;\n"),
-    ])
+/// The gate over `repo` with `policy` as its only policy, for a session started in `cwd`.
+fn start(repo: TestRepo, policy: &str, cwd: &str) -> Mono {
+    let config = ConfigRoot::with_policies(&[("pkg.rhai", policy)]);
+    Mono::start(repo, &config, cwd)
 }
 
-struct Mono {
-    repo: TestRepo,
-    gate: VerificationGate,
-    cwd: PathBuf,
-    ids: u64,
-}
-
-impl Mono {
-    fn start(repo: TestRepo, policy: &str, cwd: &str) -> Mono {
-        let config = ConfigRoot::with_policies(&[("pkg.rhai", policy)]);
-        let cwd = repo.path().join(cwd);
-        let mut gate = VerificationGate::new(GateConfig::new(&cwd), &config.registry());
-        gate.restore(None, &repo.live());
-        Mono {
-            repo,
-            gate,
-            cwd,
-            ids: 0,
-        }
-    }
-
-    fn wave(&mut self, calls: Vec<ObservedCall>, mutate: impl FnOnce(&TestRepo)) {
-        let before = capture(self.repo.path()).expect("baseline snapshot");
-        mutate(&self.repo);
-        let after = capture(self.repo.path()).expect("post-wave snapshot");
-        let changes = ChangeSet::between(&before, &after).expect("changed paths");
-        self.gate.observe_wave(
-            &WaveObservation {
-                changes: changes.into(),
-                workspace_before: Some(WorkspaceObservation::of_snapshot(&before)),
-                workspace_after: Some(WorkspaceObservation::of_snapshot(&after)),
-                calls,
-            },
-            Timestamp(1_000),
-        );
-    }
-
-    fn id(&mut self) -> String {
-        self.ids += 1;
-        format!("call-{}", self.ids)
-    }
-
-    fn edit(&mut self, files: &[(&str, &str)]) {
-        let id = self.id();
-        let call = write_call(&id, files[0].0, &self.cwd.clone());
-        self.wave(vec![call], |repo| {
-            for (rela, content) in files {
-                repo.write(rela, content);
-            }
-        });
-    }
-
-    fn run(&mut self, command: &str, outcome: CallOutcome) -> String {
-        let id = self.id();
-        let call = bash(&id, command, &self.cwd.clone(), outcome);
-        self.wave(vec![call], |_| {});
-        id
-    }
-
+/// Lookups by package: every requirement here is the one policy's, in its `packages/<pkg>`.
+trait ByPackage {
     /// The requirement of the package in `packages/<pkg>`.
+    fn package(&self, pkg: &str) -> &TrackedRequirement;
+
+    fn state(&self, pkg: &str) -> RequirementState {
+        self.package(pkg).state()
+    }
+
+    /// The directories of the tracked requirements, sorted.
+    fn instances(&self) -> Vec<String>;
+
+    fn problems(&self) -> Vec<String>;
+}
+
+impl ByPackage for Mono {
     fn package(&self, pkg: &str) -> &TrackedRequirement {
         let dir = RepoPath::new(format!("packages/{pkg}")).expect("a repository path");
         self.gate
@@ -104,11 +53,6 @@ impl Mono {
             .unwrap_or_else(|| panic!("no requirement for packages/{pkg}"))
     }
 
-    fn state(&self, pkg: &str) -> RequirementState {
-        self.package(pkg).state()
-    }
-
-    /// The directories of the tracked requirements, sorted.
     fn instances(&self) -> Vec<String> {
         let mut dirs: Vec<String> = self
             .gate
@@ -134,23 +78,18 @@ impl Mono {
             .map(ToString::to_string)
             .collect()
     }
-
-    fn settle(&mut self) -> SettleDecision {
-        let live = self.repo.live();
-        self.gate.settle(&live)
-    }
 }
 
 #[test]
 fn two_packages_of_one_glob_arm_and_pass_independently() {
-    let mut mono = Mono::start(workspace(), GLOB_POLICY, "packages/a");
+    let mut mono = start(workspace(), GLOB_POLICY, "packages/a");
     assert_eq!(mono.instances(), ["packages/a", "packages/b"]);
     assert_eq!(mono.problems(), Vec::<String>::new());
-    let b = mono.repo.path().join("packages/b");
+    let b = mono.dir("packages/b");
     assert_eq!(mono.package("b").project.root, b);
     assert_eq!(mono.package("b").project.name, "b");
 
-    mono.edit(&[("packages/b/src/b.ts", "export const b = 2;\n")]);
+    mono.edit("packages/b/src/b.ts", "export const b = 2;\n");
     assert_eq!(mono.state("b"), RequirementState::NotRun);
     assert_eq!(mono.state("a"), RequirementState::Inactive);
     let decision = mono.settle();
@@ -179,7 +118,7 @@ fn two_packages_of_one_glob_arm_and_pass_independently() {
     assert_eq!(mono.state("a"), RequirementState::Inactive);
     assert_eq!(mono.settle(), SettleDecision::Settle);
 
-    mono.edit(&[("packages/a/src/a.ts", "export const a = 2;\n")]);
+    mono.edit("packages/a/src/a.ts", "export const a = 2;\n");
     assert_eq!(mono.state("a"), RequirementState::NotRun);
     assert_eq!(
         mono.state("b"),
@@ -193,16 +132,16 @@ fn two_packages_of_one_glob_arm_and_pass_independently() {
 
 #[test]
 fn a_package_added_by_a_wave_joins_and_is_armed_by_it_and_the_others_keep_their_state() {
-    let mut mono = Mono::start(workspace(), GLOB_POLICY, "");
-    mono.edit(&[("packages/a/src/a.ts", "export const a = 2;\n")]);
+    let mut mono = start(workspace(), GLOB_POLICY, "");
+    mono.edit("packages/a/src/a.ts", "export const a = 2;\n");
     mono.run("cd packages/a && npm test", success());
-    let a = mono.repo.path().join("packages/a");
+    let a = mono.dir("packages/a");
     mono.run(&cd_form(&a, "npm test").expect("a cd form"), success());
     assert_eq!(mono.state("a"), RequirementState::Passed);
     let digest = mono.package("a").digest.clone();
     assert!(digest.is_some());
 
-    mono.edit(&[
+    mono.edit_files(&[
         ("packages/c/package.json", r#"{"name": "c"}"#),
         ("packages/c/src/c.ts", "export const c = 1;\n"),
     ]);
@@ -248,7 +187,7 @@ fn a_package_added_by_a_wave_joins_and_is_armed_by_it_and_the_others_keep_their_
 #[test]
 fn a_glob_that_matches_nothing_loads_requires_nothing_and_says_so() {
     let policy = GLOB_POLICY.replace("packages/*/package.json", "apps/*/package.json");
-    let mut mono = Mono::start(workspace(), &policy, "");
+    let mut mono = start(workspace(), &policy, "");
     assert_eq!(mono.instances(), Vec::<String>::new());
     assert_eq!(
         mono.problems(),
@@ -256,14 +195,14 @@ fn a_glob_that_matches_nothing_loads_requires_nothing_and_says_so() {
             "policy `pkg-tests`: `PROJECT.manifests` \"apps/*/package.json\" matched no manifest, so it requires nothing"
         ]
     );
-    mono.edit(&[("packages/a/src/a.ts", "export const a = 2;\n")]);
+    mono.edit("packages/a/src/a.ts", "export const a = 2;\n");
     assert_eq!(mono.settle(), SettleDecision::Settle);
     // A name filter that no manifest declares matches nothing either.
     let named = GLOB_POLICY.replace(
         "manifests: \"packages/*/package.json\"",
         "manifests: \"packages/*/package.json\", name: \"zzz\"",
     );
-    let mono = Mono::start(workspace(), &named, "");
+    let mono = start(workspace(), &named, "");
     assert_eq!(mono.instances(), Vec::<String>::new());
     assert!(
         mono.problems()[0].contains("declaring the name \"zzz\""),
@@ -290,7 +229,7 @@ fn a_symlinked_package_is_not_followed_and_bad_directory_names_are_named() {
     std::fs::create_dir_all(&raw).expect("mkdir");
     std::fs::write(raw.join("package.json"), r#"{"name": "bad"}"#).expect("write");
 
-    let mut mono = Mono::start(repo, GLOB_POLICY, "");
+    let mut mono = start(repo, GLOB_POLICY, "");
     assert_eq!(mono.instances(), ["packages/a", "packages/b"]);
     let problems = mono.problems();
     let glob = "policy `pkg-tests`: `PROJECT.manifests` \"packages/*/package.json\": ";
@@ -312,7 +251,7 @@ fn a_symlinked_package_is_not_followed_and_bad_directory_names_are_named() {
     ));
     // A change through the link's target is outside the repository: nothing is armed.
     std::fs::write(outside.path().join("src/e.ts"), "export const e = 1;\n").expect("write");
-    mono.edit(&[("src/root.ts", "export const r = 2;\n")]);
+    mono.edit("src/root.ts", "export const r = 2;\n");
     assert_eq!(mono.settle(), SettleDecision::Settle);
 }
 

@@ -2,14 +2,12 @@
 //! relative to the project directory, evidence only from the requirement's directory (or its
 //! `cd <dir> && <command>` form), and two packages that arm and pass independently.
 
-use crate::support::gate::{bash, continuation_text, exit, success, write_call};
-use crate::support::{ConfigRoot, TestRepo};
+use crate::support::ConfigRoot;
+use crate::support::gate::{continuation_text, exit, success};
+use crate::support::monorepo::{Mono, workspace};
 use pi_native_hooks::verification::{
-    CallOutcome, GateConfig, ObservedCall, RejectionReason, RequirementState, SettleDecision,
-    Timestamp, TrackedRequirement, VerificationGate, WaveObservation, WorkspaceObservation,
-    cd_form,
+    RejectionReason, RequirementState, SettleDecision, TrackedRequirement, cd_form,
 };
-use pi_native_hooks::workspace::{ChangeSet, capture};
 use std::path::{Path, PathBuf};
 
 /// A package policy: `command` for `.ts` files of `packages/<pkg>`; `extra` adds fields to the
@@ -26,75 +24,16 @@ fn code(path) {{ path.starts_with("src/") && path.ends_with(".ts") }}
     )
 }
 
-fn workspace() -> TestRepo {
-    TestRepo::with_commit(&[
-        ("package.json", r#"{"name": "root", "private": true}"#),
-        ("packages/a/package.json", r#"{"name": "a"}"#),
-        ("packages/a/src/a.ts", "export const a = 1;\n"),
-        ("packages/b/package.json", r#"{"name": "b"}"#),
-        ("packages/b/src/b.ts", "export const b = 1;\n"),
-        ("src/root.ts", "export const r = 1;\n"),
-    ])
+/// Lookups by policy: each project here has a policy of its own with one requirement.
+trait ByPolicy {
+    fn requirement(&self, policy: &str) -> &TrackedRequirement;
+
+    fn state(&self, policy: &str) -> RequirementState {
+        self.requirement(policy).state()
+    }
 }
 
-/// A gate over `repo` for a session started in `cwd` (relative to the repository root).
-struct Mono {
-    repo: TestRepo,
-    gate: VerificationGate,
-    cwd: PathBuf,
-    ids: u64,
-    clock: u64,
-}
-
-impl Mono {
-    fn start(repo: TestRepo, config: &ConfigRoot, cwd: &str) -> Mono {
-        let cwd = repo.path().join(cwd);
-        let mut gate = VerificationGate::new(GateConfig::new(&cwd), &config.registry());
-        gate.restore(None, &repo.live());
-        Mono {
-            repo,
-            gate,
-            cwd,
-            ids: 0,
-            clock: 0,
-        }
-    }
-
-    fn id(&mut self) -> String {
-        self.ids += 1;
-        format!("call-{}", self.ids)
-    }
-
-    fn wave(&mut self, calls: Vec<ObservedCall>, mutate: impl FnOnce(&TestRepo)) {
-        let before = capture(self.repo.path()).expect("baseline snapshot");
-        mutate(&self.repo);
-        let after = capture(self.repo.path()).expect("post-wave snapshot");
-        let changes = ChangeSet::between(&before, &after).expect("changed paths");
-        self.clock += 1_000;
-        self.gate.observe_wave(
-            &WaveObservation {
-                changes: changes.into(),
-                workspace_before: Some(WorkspaceObservation::of_snapshot(&before)),
-                workspace_after: Some(WorkspaceObservation::of_snapshot(&after)),
-                calls,
-            },
-            Timestamp(self.clock),
-        );
-    }
-
-    fn edit(&mut self, rela: &str, content: &str) {
-        let id = self.id();
-        let call = write_call(&id, rela, &self.cwd.clone());
-        self.wave(vec![call], |repo| repo.write(rela, content));
-    }
-
-    /// Runs `command` alone with `bash` in the session's directory.
-    fn run(&mut self, command: &str, outcome: CallOutcome) {
-        let id = self.id();
-        let call = bash(&id, command, &self.cwd.clone(), outcome);
-        self.wave(vec![call], |_| {});
-    }
-
+impl ByPolicy for Mono {
     fn requirement(&self, policy: &str) -> &TrackedRequirement {
         self.gate
             .requirements()
@@ -102,21 +41,9 @@ impl Mono {
             .find(|requirement| requirement.key.policy == policy)
             .expect("tracked requirement")
     }
-
-    fn state(&self, policy: &str) -> RequirementState {
-        self.requirement(policy).state()
-    }
-
-    fn settle(&mut self) -> SettleDecision {
-        let live = self.repo.live();
-        self.gate.settle(&live)
-    }
-
-    fn dir(&self, rela: &str) -> PathBuf {
-        self.repo.path().join(rela)
-    }
 }
 
+/// Policies `a-tests` (`npm test`) and `b-tests` (`npm run test:b`) for packages `a` and `b`.
 fn two_packages() -> ConfigRoot {
     ConfigRoot::with_policies(&[
         ("a.rhai", &package_policy("a", "npm test", "")),
