@@ -272,3 +272,72 @@ fn doctor_help_names_the_repository_flag_and_what_exits_1() {
         assert!(text.contains(part), "{part:?} missing: {text}");
     }
 }
+
+#[test]
+fn a_manifest_that_cannot_be_read_or_parsed_is_a_problem_and_its_siblings_still_match() {
+    let root = root_with(&[("pkg-tests.rhai", PACKAGES_POLICY)]);
+    let repo = workspace();
+    repo.write("packages/b/package.json", "{ \"name\": ");
+    // A FIFO where a manifest should be: named, never opened (opening it would block).
+    std::fs::create_dir(repo.abs("packages/c")).unwrap();
+    nix::unistd::mkfifo(
+        &repo.abs("packages/c/package.json"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    let (status, stdout, _) = doctor(repo.path(), &root, &[]);
+    assert_eq!(status, ExitStatus::Findings, "{stdout}");
+    let section = projects_section(&stdout, &[(repo.path(), "[repo]")]);
+    assert!(
+        section.contains("  policy `pkg-tests`: 1 project (")
+            && section.contains("pkg-tests/test@packages/a"),
+        "{section}"
+    );
+    let problems: Vec<&str> = section
+        .lines()
+        .filter(|line| line.starts_with("  project problem: "))
+        .collect();
+    assert_eq!(problems.len(), 2, "{section}");
+    assert!(
+        problems[0].contains("[repo]/packages/b/package.json: is not valid JSON"),
+        "{section}"
+    );
+    assert!(
+        problems[1].contains("[repo]/packages/c/package.json: cannot be read: ")
+            && problems[1].contains("not a regular file"),
+        "{section}"
+    );
+    assert!(
+        stdout.ends_with("unhealthy (2 project problems, listed above)\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_glob_past_its_project_bound_names_the_first_match_left_out() {
+    let root = root_with(&[("pkg-tests.rhai", PACKAGES_POLICY)]);
+    let repo = TestRepo::init();
+    for n in 0..=pi_native_hooks::verification::MAX_GLOB_PROJECTS {
+        repo.write(
+            &format!("packages/p{n:03}/package.json"),
+            format!("{{ \"name\": \"p{n:03}\" }}"),
+        );
+    }
+    let (status, stdout, _) = doctor(repo.path(), &root, &[]);
+    assert_eq!(status, ExitStatus::Findings, "{stdout}");
+    let section = projects_section(&stdout, &[(repo.path(), "[repo]")]);
+    assert!(
+        section.contains(&format!(
+            "  policy `pkg-tests`: {} projects (",
+            pi_native_hooks::verification::MAX_GLOB_PROJECTS
+        )),
+        "{section}"
+    );
+    assert!(
+        section.contains(
+            "  project problem: policy `pkg-tests`: `PROJECT.manifests` \"packages/*/package.json\": more than 64 manifests match; from packages/p064/package.json on they are not projects\n"
+        ),
+        "{section}"
+    );
+    assert!(!section.contains("@packages/p064"), "{section}");
+}
