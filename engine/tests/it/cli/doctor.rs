@@ -341,3 +341,23 @@ fn a_glob_past_its_project_bound_names_the_first_match_left_out() {
     );
     assert!(!section.contains("@packages/p064"), "{section}");
 }
+
+#[test]
+fn a_repository_that_cannot_be_read_is_a_problem_not_an_absent_repository() {
+    let root = root_with(&[("pkg-tests.rhai", PACKAGES_POLICY)]);
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::repo::git(dir.path(), &["init", "-q", "--bare", "bare.git"]);
+    let (status, stdout, _) = doctor(dir.path(), &root, &["-C", "bare.git"]);
+    assert_eq!(status, ExitStatus::Findings, "{stdout}");
+    let section = projects_section(&stdout, &[(dir.path(), "[dir]")]);
+    assert!(
+        section.starts_with(
+            "projects: not matched: the repository around [dir]/bare.git could not be read\n  project problem: the git repository at [dir]/bare.git is bare and has no worktree"
+        ),
+        "{section}"
+    );
+    assert!(
+        stdout.ends_with("unhealthy (1 project problem, listed above)\n"),
+        "{stdout}"
+    );
+}
