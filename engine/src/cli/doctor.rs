@@ -1,18 +1,32 @@
-//! `pi-native-hooks doctor`: print the health of the config root — trust, rule files, each
-//! policy's status — and the registry digest.
+//! `pi-native-hooks doctor [-C DIR]`: print the health of the config root — trust, rule files,
+//! each policy's status, the registry digest, the settings — then the projects each verification
+//! policy matches in the repository around the current directory (or `DIR`).
 
 use super::{ExitStatus, Output};
-use crate::setup::doctor::doctor;
 use crate::text::escape_lines;
+use crate::verification::doctor::doctor_in;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `doctor`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = DOCTOR_HELP)]
 pub struct DoctorArgs {
     /// Examine this config root instead of the personal one.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
+    /// Match the verification policies against the repository around DIR (like `git -C`).
+    #[arg(short = 'C', value_name = "DIR")]
+    pub directory: Option<PathBuf>,
 }
+
+/// Exit statuses, below `doctor --help`.
+const DOCTOR_HELP: &str = "Exit status:
+  0  the config root is healthy and every verification policy's projects were matched without
+     a problem (outside a git repository nothing is matched, which is not a problem)
+  1  the root has a problem (trust, a rule, a policy, the settings), or a project problem: a
+     `PROJECT.manifests` glob that matched nothing, a match its walk named and left out, a bound
+     it hit, or a manifest that could not be read; the last line says which
+  2  a usage error, or the personal root could not be located";
 
 /// Runs `doctor` from `cwd`.
 pub fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
@@ -20,8 +34,13 @@ pub fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
         Ok(root) => root,
         Err(error) => return out.fail(&error.to_string()),
     };
-    let report = doctor(&root);
-    // The report embeds file names and messages from the root: escaped line by line.
+    let dir = args
+        .directory
+        .as_ref()
+        .map_or_else(|| cwd.to_path_buf(), |dir| cwd.join(dir));
+    let report = doctor_in(&root, &dir);
+    // The report embeds names and messages from the root and the repository: escaped line by
+    // line.
     let _ = write!(out.stdout, "{}", escape_lines(&report.to_string()));
     if report.healthy() {
         ExitStatus::Clean

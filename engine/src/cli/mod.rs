@@ -34,7 +34,8 @@ enum Command {
     Test(test::TestArgs),
     /// Create the personal config root with the built-in rules and policies.
     Init(init::InitArgs),
-    /// Check the config root's trust, rules and policies, and print the registry digest.
+    /// Check the config root's trust, rules and policies, print the registry digest, and list the
+    /// projects each verification policy matches in this repository.
     Doctor(doctor::DoctorArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or PowerShell.
     Completions(completions::CompletionsArgs),

@@ -9,7 +9,7 @@ use crate::config::ConfigSource;
 use crate::config::settings::{LoadedSettings, SettingsOrigin};
 use crate::ids::{PolicyId, RuleId};
 use crate::paths::{RepoPath, relative_to};
-use crate::policy::{PolicyKind, RootProblem};
+use crate::policy::{PolicyKind, PolicyRegistry, RootProblem};
 use crate::text::Escaped;
 use std::path::{Path, PathBuf};
 
@@ -70,6 +70,12 @@ impl DoctorReport {
 /// [`LoadedConfig::load`] that `check` uses, so `doctor` reports exactly the problems `check`
 /// refuses to run with.
 pub fn doctor(root: &Path) -> DoctorReport {
+    examine(root).0
+}
+
+/// [`doctor`]'s report with the policy registry it loaded, for a report that goes on to match
+/// the verification policies against a repository without loading the root twice.
+pub fn examine(root: &Path) -> (DoctorReport, PolicyRegistry) {
     let source = ConfigSource::Root(root.to_path_buf());
     let LoadedConfig {
         registry,
@@ -118,7 +124,7 @@ pub fn doctor(root: &Path) -> DoctorReport {
         )
         .collect();
     policies.sort_by(|a, b| a.0.cmp(&b.0));
-    DoctorReport {
+    let report = DoctorReport {
         root: root.to_path_buf(),
         digest: registry.digest_with(rule_texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
         rule_files: rule_texts.len(),
@@ -128,7 +134,8 @@ pub fn doctor(root: &Path) -> DoctorReport {
         rule_problems,
         policies,
         settings,
-    }
+    };
+    (report, registry)
 }
 
 /// A rule file's name under the root, or its full path if it is not under it.

@@ -11,8 +11,10 @@
 //! Files: `gate` (the tracker), `observation` (wave input), `evidence` (the exact-command rule),
 //! `waiver`, `settle` (decision, message, cap), `requirement` (one requirement's state),
 //! `record` (workspace records and drift), `relevance` (`affects(path)`), `reconcile` (policies
-//! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `time`.
+//! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `doctor` (the projects
+//! `pi-native-hooks doctor` reports), `time`.
 
+pub mod doctor;
 mod evidence;
 mod gate;
 mod manifest;

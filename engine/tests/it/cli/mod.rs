@@ -1,7 +1,9 @@
 //! The `pi-native-hooks` command line: `check`, its output forms, its parity with the ast-grep CLI
-//! (findings and `--fix`), the policy commands `init`, `doctor` and `test`, and `completions`.
+//! (findings and `--fix`), the policy commands `init`, `doctor` (with the projects it matches in a repository) and
+//! `test`, and `completions`.
 
 mod check;
+mod doctor;
 mod fail_closed;
 mod fix;
 mod output;
