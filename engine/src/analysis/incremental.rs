@@ -79,7 +79,8 @@ pub(crate) enum Mode {
 /// One file's analysis, with what to hold for the next one.
 pub(crate) struct Analyzed {
     pub(crate) findings: Vec<Finding>,
-    pub(crate) held: HeldFile,
+    /// What to hold for the next analysis: nothing when the text was not parsed.
+    pub(crate) held: Option<HeldFile>,
     pub(crate) mode: Mode,
 }
 
@@ -352,6 +353,21 @@ pub(crate) fn analyze(
 ) -> Analyzed {
     let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
     let applicable = rules.rules_for(Path::new(path), lang);
+    let prefilter = rules.prefilter();
+    let found = prefilter.occurrences(&text);
+    // A text holding none of the literals its rules need, and no suppression comment, can have no
+    // finding: it is not parsed, and nothing is held (its next version is analyzed in full).
+    if !text.contains(SUPPRESSION_MARKER)
+        && applicable
+            .iter()
+            .all(|rule| !prefilter.file_may_match(&rule.id, &found))
+    {
+        return Analyzed {
+            findings: Vec::new(),
+            held: None,
+            mode: Mode::Full,
+        };
+    }
     let edited = previous.and_then(|held| {
         // Tree-sitter's error recovery differs between an incremental and a fresh parse: a held
         // error subtree can be reused where a fresh parse recovers otherwise, far from the edit
@@ -367,7 +383,7 @@ pub(crate) fn analyze(
     });
     let Some((previous, tree, placement)) = edited else {
         let root = AstGrep::new(&text, lang);
-        return full(&applicable, rules, path, root, content);
+        return full(&applicable, rules, path, root, content, &found);
     };
     let root = AstGrep::doc(StrDoc {
         src: text,
@@ -382,7 +398,8 @@ pub(crate) fn analyze(
             .collect::<Vec<_>>(),
         path,
         hash: &Content::new(Some(content)),
-        prefilter: rules.prefilter(),
+        prefilter,
+        found: &found,
     };
     incremental(&target, rules, root, content, &previous, &placement)
 }
@@ -394,14 +411,13 @@ fn full(
     path: &str,
     root: AstGrep<StrDoc<SupportLang>>,
     content: ContentHash,
+    found: &Occurrences,
 ) -> Analyzed {
     let text = root.get_text();
     let hash = Content::new(Some(content));
-    let prefilter = rules.prefilter();
-    let found = prefilter.occurrences(text);
     let mut keyed = Vec::new();
     let by_kind = index_by_kind(applicable);
-    let filters = Filters::new(prefilter, applicable, &found);
+    let filters = Filters::new(rules.prefilter(), applicable, found);
     for node in root.root().dfs() {
         match_node(
             applicable, &by_kind, &filters, path, text, &hash, &node, &mut keyed,
@@ -411,11 +427,11 @@ fn full(
     let findings = reported(&root, &keyed, rules, path, &hash);
     Analyzed {
         findings,
-        held: HeldFile {
+        held: Some(HeldFile {
             content,
             root,
             keyed: keyed.into(),
-        },
+        }),
         mode: Mode::Full,
     }
 }
@@ -560,11 +576,11 @@ fn incremental(
     let findings = reported(&root, &fresh, rules, target.path, target.hash);
     Analyzed {
         findings,
-        held: HeldFile {
+        held: Some(HeldFile {
             content,
             root,
             keyed: fresh.into(),
-        },
+        }),
         mode: Mode::Incremental,
     }
 }
@@ -608,6 +624,8 @@ struct Target<'a> {
     path: &'a str,
     hash: &'a Content,
     prefilter: &'a Prefilter,
+    /// Where the new text holds the pre-filters' literals.
+    found: &'a Occurrences,
 }
 
 /// Matches again, in the new tree, every rule whose reach is unbounded on every node, and every
@@ -620,8 +638,7 @@ fn rematch(
 ) -> (Vec<KeyedFinding>, HashSet<NodeKey>) {
     let text = root.get_text();
     let by_kind = index_by_kind(target.applicable);
-    let found = target.prefilter.occurrences(text);
-    let filters = Filters::new(target.prefilter, target.applicable, &found);
+    let filters = Filters::new(target.prefilter, target.applicable, target.found);
     let mut fresh = Vec::new();
     let unbounded: Vec<Vec<usize>> = by_kind
         .iter()

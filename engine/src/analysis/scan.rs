@@ -464,7 +464,7 @@ impl Analyzer {
                 content,
                 findings: analyzed.findings.into(),
                 cached: false,
-                held: Some(analyzed.held),
+                held: analyzed.held,
                 mode: Some(analyzed.mode),
             },
             Err(panic) => Outcome::Panicked(panic_message(panic.as_ref())),

@@ -467,3 +467,48 @@ fn the_tree_cache_stays_within_its_budget() {
     assert_eq!((stats.held_files, stats.incremental_analyses), (0, 0));
     assert_eq!(stats.full_analyses, 2);
 }
+
+/// A text holding none of the literals its rules need, and no suppression comment, cannot match:
+/// it is not parsed and nothing is held for it; the version that brings a literal is analyzed in
+/// full, and the next edit incrementally.
+#[test]
+fn a_file_no_rule_can_match_is_not_parsed_or_held() {
+    let rules = RuleSet::load(
+        &[ConfigFile {
+            path: PathBuf::from("rules/literal.yml"),
+            text: "id: literal-only\nlanguage: TypeScript\nseverity: info\nmessage: fooBar\n\
+                   rule:\n  kind: identifier\n  regex: ^fooBar$\n"
+                .to_owned(),
+        }],
+        &[],
+    );
+    assert!(rules.errors.is_empty(), "{:?}", rules.errors);
+    let rules = Arc::new(rules.rules);
+    let reference = incremental_analyzer(&rules);
+    let mut analyzer = incremental_analyzer(&rules);
+    let path = "src/env-loader.ts".to_owned();
+    let text = corpus(CORPUS[0]);
+    assert!(!text.contains("fooBar"));
+    let snapshot = analyzer.scan_sources(&[(path.clone(), text.clone())]);
+    assert!(snapshot.findings.is_empty());
+    let stats = analyzer.tree_cache_stats();
+    assert_eq!((stats.held_files, stats.full_analyses), (0, 1));
+
+    let line = text.find('\n').expect("a line") + 1;
+    let with = format!("{}const fooBar = 1;\n{}", &text[..line], &text[line..]);
+    let snapshot = analyzer.scan_sources(&[(path.clone(), with.clone())]);
+    assert_eq!(snapshot.findings, full_scan(&reference, &path, &with));
+    assert_eq!(snapshot.findings.len(), 1);
+    let again = with.replacen("const fooBar = 1;", "const fooBar = 2;", 1);
+    let snapshot = analyzer.scan_sources(&[(path.clone(), again.clone())]);
+    assert_eq!(snapshot.findings, full_scan(&reference, &path, &again));
+    let stats = analyzer.tree_cache_stats();
+    assert_eq!(
+        (
+            stats.held_files,
+            stats.full_analyses,
+            stats.incremental_analyses
+        ),
+        (1, 2, 1)
+    );
+}
