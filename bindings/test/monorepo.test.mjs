@@ -20,6 +20,37 @@ const REQUIREMENTS = [ #{ id: "test", command: "${check}", affects: "code" } ];
 fn code(path) { path.starts_with("src/") }
 `;
 
+/**
+ * Starts Pi in `packages/a` of `repo`; the agent writes `packages/b/src/b.ts`, is sent back once,
+ * runs `runB` and settles. Asserts that course and returns the session and its one gate message.
+ * @param {string} repo @param {string} root @param {string} runB
+ */
+async function changeBFromA(repo, root, runB) {
+  const started = await start({
+    repo: join(repo, "packages/a"),
+    configRoot: root,
+    responses: [
+      toolUse(call("write", { path: "../b/src/b.ts", content: "export const b = 2;\n" }, { id: "W" })),
+      say("done"),
+      toolUse(call("bash", { command: runB }, { id: "V" })),
+      say("verified"),
+      say("never requested"),
+    ],
+  });
+  await started.session.prompt("change package b");
+  assert.deepEqual(started.errors, []);
+  assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
+  const [gate, ...more] = gatesIn(started.contexts[2]);
+  assert.deepEqual(more, [], "one gate message");
+  return { started, gate };
+}
+
+/** The `/hooks-status` text and its lines, trimmed. @param {any} started */
+async function statusLines(started) {
+  const status = (await command(started, "/hooks-status")).join("\n");
+  return { status, lines: status.split("\n").map((line) => line.trim()) };
+}
+
 test("in a workspace, a change in packages/b arms only b's check, and b's command run from b passes it", async () => {
   const repo = newRepo({
     "package.json": '{ "name": "workspace", "private": true }\n',
@@ -37,28 +68,11 @@ test("in a workspace, a change in packages/b arms only b's check, and b's comman
   });
   const b = realpathSync(join(repo, "packages/b"));
   const runB = `cd ${b} && sh test-b.sh`;
-  const started = await start({
-    repo: join(repo, "packages/a"),
-    configRoot: root,
-    responses: [
-      toolUse(call("write", { path: "../b/src/b.ts", content: "export const b = 2;\n" }, { id: "W" })),
-      say("done"),
-      toolUse(call("bash", { command: runB }, { id: "V" })),
-      say("verified"),
-      say("never requested"),
-    ],
-  });
-  await started.session.prompt("change package b");
-  assert.deepEqual(started.errors, []);
-  assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
-
-  const [gate, ...more] = gatesIn(started.contexts[2]);
-  assert.deepEqual(more, [], "one gate message");
+  const { started, gate } = await changeBFromA(repo, root, runB);
   assert.ok(gate?.includes(`- \`sh test-b.sh\` in \`packages/b\`: run \`${runB}\``), gate);
   assert.ok(!gate?.includes("sh test-a.sh"), `a's check is not armed: ${gate}`);
 
-  const status = (await command(started, "/hooks-status")).join("\n");
-  const lines = status.split("\n").map((line) => line.trim());
+  const { status, lines } = await statusLines(started);
   assert.ok(
     lines.some((line) => line.startsWith("b-tests/test `sh test-b.sh`: passed")),
     status,
@@ -92,29 +106,12 @@ fn code(path) { path.starts_with("src/") }
   });
   const b = realpathSync(join(repo, "packages/b"));
   const runB = `cd ${b} && sh test.sh`;
-  const started = await start({
-    repo: join(repo, "packages/a"),
-    configRoot: root,
-    responses: [
-      toolUse(call("write", { path: "../b/src/b.ts", content: "export const b = 2;\n" }, { id: "W" })),
-      say("done"),
-      toolUse(call("bash", { command: runB }, { id: "V" })),
-      say("verified"),
-      say("never requested"),
-    ],
-  });
-  await started.session.prompt("change package b");
-  assert.deepEqual(started.errors, []);
-  assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
-
-  const [gate, ...more] = gatesIn(started.contexts[2]);
-  assert.deepEqual(more, [], "one gate message");
+  const { started, gate } = await changeBFromA(repo, root, runB);
   assert.ok(gate?.includes("Outstanding for project `b`"), gate);
   assert.ok(gate?.includes(`- \`sh test.sh\` in \`packages/b\`: run \`${runB}\``), gate);
   assert.ok(!gate?.includes("`a`"), `a's instance is not armed: ${gate}`);
 
-  const status = (await command(started, "/hooks-status")).join("\n");
-  const lines = status.split("\n").map((line) => line.trim());
+  const { status, lines } = await statusLines(started);
   assert.ok(lines.some((line) => line.startsWith("pkg-tests/test@packages/b `sh test.sh`: passed")), status);
   assert.ok(lines.some((line) => line.startsWith("pkg-tests/test@packages/a `sh test.sh`: inactive")), status);
   assert.match(footer(started.ui) ?? "", /checks: 1 passed, 0 pending$/);
