@@ -4,6 +4,7 @@
 
 mod check;
 mod doctor;
+mod documented;
 mod fail_closed;
 mod fix;
 mod output;
