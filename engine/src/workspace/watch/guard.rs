@@ -65,13 +65,18 @@ fn outside_files(open: &OpenRepo) -> Vec<PathBuf> {
     files
 }
 
-/// A file's identity: any rewrite changes its inode, size or change time.
-type FileIdentity = Option<(u64, u64, i64, i64)>;
+/// A file's identity: any rewrite changes its inode, size or change time. Taken of the path
+/// itself and of what it leads to, so that both retargeting a symbolic link and rewriting its
+/// target count (a global config is often a link into a dotfiles checkout).
+type FileIdentity = [Option<(u64, u64, i64, i64)>; 2];
 
 fn identity(path: &std::path::Path) -> FileIdentity {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::symlink_metadata(path).ok()?;
-    Some((meta.ino(), meta.len(), meta.ctime(), meta.ctime_nsec()))
+    let of = |meta: std::fs::Metadata| (meta.ino(), meta.len(), meta.ctime(), meta.ctime_nsec());
+    [
+        std::fs::symlink_metadata(path).ok().map(of),
+        std::fs::metadata(path).ok().map(of),
+    ]
 }
 
 /// What a synchronisation compares with the previous one.

@@ -282,6 +282,36 @@ fn an_excludes_file_outside_the_repository_falls_back_when_it_changes() {
     assert_watched(&repo, &watched, 0);
 }
 
+/// The same through a symbolic link (a global config or excludes file is often a link into a
+/// dotfiles checkout): rewriting the link's target counts.
+#[test]
+fn an_excludes_file_behind_a_symlink_falls_back_when_its_target_changes() {
+    let outside = tempfile::tempdir().expect("a directory outside the repository");
+    let target = outside.path().join("dotfiles-ignore");
+    std::fs::write(&target, "").expect("write the excludes file");
+    let link = outside.path().join("ignore");
+    std::os::unix::fs::symlink(&target, &link).expect("link the excludes file");
+    let repo = base();
+    repo.git(&[
+        "config",
+        "core.excludesFile",
+        link.to_str().expect("a UTF-8 temp path"),
+    ]);
+    repo.write("notes.txt", "untracked\n");
+    let watched = start(&repo);
+    assert_watched(&repo, &watched, 0);
+    std::fs::write(&target, "notes.txt\n").expect("rewrite the link's target");
+    assert_eq!(
+        sync_and_compare(&repo, &watched),
+        CaptureKind::Full {
+            reason: FallbackReason::Rules {
+                path: link.display().to_string()
+            }
+        }
+    );
+    assert_watched(&repo, &watched, 0);
+}
+
 #[test]
 fn a_simulated_overflow_falls_back_once_then_watches_again() {
     let repo = base();
