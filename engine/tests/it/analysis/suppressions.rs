@@ -219,3 +219,36 @@ fn corpus_files_with_suppressions_match_combined_scan() {
     }
     assert!(unused > 0, "the corpus holds stale directives");
 }
+
+/// Hostile directives: thousands of them (each found by a search and a short walk up the tree,
+/// never a traversal per directive), control characters and multi-byte text in them, the marker
+/// glued to other words, and directives inside strings and JSX text; a full analysis and an
+/// incremental edit both equal `CombinedScan`'s.
+#[test]
+fn thousands_of_odd_directives_match_combined_scan() {
+    let mut text = String::from("const a = 1;\n");
+    for i in 0..2_000 {
+        match i % 5 {
+            0 => text.push_str("// ast-grep-ignore: typescript-no-debugger-ts\ndebugger;\n"),
+            1 => {
+                text.push_str("// ast-grep-ignore: typescript-no-explicit-any-ts\u{1b}[31m\u{7}\n")
+            }
+            2 => text.push_str("/* ast-grep-ignoreé: ünïcode */ debugger;\n"),
+            3 => text.push_str("const s = \"// ast-grep-ignore\"; debugger; // ast-grep-ignore\n"),
+            _ => text.push_str("debugger; /*ast-grep-ignore*/\n"),
+        }
+    }
+    let reference = analyzer();
+    let mut analyzer = analyzer();
+    let findings = check(&mut analyzer, &reference, "hostile", "a.ts", &text);
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.rule.as_str() == "unused-suppression"),
+        "stale directives are reported"
+    );
+    let edited = text.replacen("const a = 1;", "const a = 2;", 1);
+    check(&mut analyzer, &reference, "hostile", "a.ts", &edited);
+    let stats = analyzer.tree_cache_stats();
+    assert_eq!((stats.full_analyses, stats.incremental_analyses), (1, 1));
+}
