@@ -231,7 +231,7 @@ fn thousands_of_odd_directives_match_combined_scan() {
         match i % 5 {
             0 => text.push_str("// ast-grep-ignore: typescript-no-debugger-ts\ndebugger;\n"),
             1 => {
-                text.push_str("// ast-grep-ignore: typescript-no-explicit-any-ts\u{1b}[31m\u{7}\n")
+                text.push_str("// ast-grep-ignore: typescript-no-explicit-any-ts\u{1b}[31m\u{7}\n");
             }
             2 => text.push_str("/* ast-grep-ignoreé: ünïcode */ debugger;\n"),
             3 => text.push_str("const s = \"// ast-grep-ignore\"; debugger; // ast-grep-ignore\n"),
