@@ -23,20 +23,20 @@
 )]
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use pi_native_hooks::analysis::{
+use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
-use pi_native_hooks::cancel::CancelToken;
-use pi_native_hooks::policy::source::PolicySource;
-use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
+use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_policy::source::PolicySource;
+use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::hint::black_box;
 use std::sync::Arc;
 
 // The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
 // memory budget), so its cost is part of what is measured.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
-    pi_native_hooks::policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
+    pi_native_hooks_policy::budget::CountingAllocator;
 
 const POLICY: &str = "typescript-no-non-null-assertion";
 

@@ -41,18 +41,18 @@
     reason = "building generated input and tables; allocation is outside what is measured"
 )]
 
-#[path = "../../engine/tests/it/support/ast_grep.rs"]
+#[path = "../../tests/it/support/ast_grep.rs"]
 mod ast_grep;
-#[path = "../../engine/tests/it/support/corpus.rs"]
+#[path = "../../tests/it/support/corpus.rs"]
 mod corpus;
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
-use pi_native_hooks::analysis::{Analyzer, EditHint, RuleSet, ScanLimits};
-use pi_native_hooks::config::ConfigSource;
-use pi_native_hooks::setup::LoadedConfig;
+use pi_native_hooks_analysis::{Analyzer, EditHint, RuleSet, ScanLimits};
 use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
+use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_setup::LoadedConfig;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;
@@ -64,8 +64,8 @@ use tempfile::TempDir;
 // The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
 // memory budget), so its cost is part of what is measured.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
-    pi_native_hooks::policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
+    pi_native_hooks_policy::budget::CountingAllocator;
 
 /// Wave sizes, in files.
 const WAVES: [usize; 3] = [1, 10, 100];
@@ -253,7 +253,7 @@ fn engine(c: &mut Criterion) {
 /// `engine-two-rules`: the `engine` scan with only the original two rules.
 fn engine_two_rules(c: &mut Criterion) {
     let f = fixture();
-    let files: Vec<_> = pi_native_hooks::config::builtin::rule_files()
+    let files: Vec<_> = pi_native_hooks_config::builtin::rule_files()
         .into_iter()
         .filter(|file| {
             file.path

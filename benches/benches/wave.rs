@@ -40,16 +40,18 @@
 )]
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
-use pi_native_hooks::cancel::CancelToken;
-use pi_native_hooks::config::ConfigSource;
-use pi_native_hooks::setup::LoadedConfig;
-use pi_native_hooks::wave::{
+use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_benches::{
+    Bound, NoEstimate, Ratio, criterion_home, format_duration, mean_estimate, report,
+};
+use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_setup::LoadedConfig;
+use pi_native_hooks_wave::{
     AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
     SnapshotScope, ToolCallInfo, ToolResult, WaveConfig, WaveCoordinator,
 };
-use pi_native_hooks::workspace::{self, CaptureKind, WatchOptions, WatchState, WatchedWorkspace};
-use pi_native_hooks_benches::{
-    Bound, NoEstimate, Ratio, criterion_home, format_duration, mean_estimate, report,
+use pi_native_hooks_workspace::{
+    self as workspace, CaptureKind, WatchOptions, WatchState, WatchedWorkspace,
 };
 use serde_json::json;
 use std::io::Write;

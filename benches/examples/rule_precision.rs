@@ -12,7 +12,7 @@
 //! Each `LABEL=DIR` is a corpus: every `.ts`, `.tsx`, `.mts` and `.cts` file below `DIR` (hidden
 //! directories skipped, `node_modules` included, symbolic links not followed). Declaration files
 //! (`.d.ts`, `.d.mts`, `.d.cts`) form a separate corpus `LABEL-dts`. `--generated N` adds `N` files
-//! of the generated corpus (`engine/tests/it/support/corpus.rs`, seed 1) as `generated`.
+//! of the generated corpus (`tests/it/support/corpus.rs`, seed 1) as `generated`.
 //!
 //! The files are copied into a temporary directory (the corpora stay untouched, and the paths the
 //! rules' `files`/`ignores` globs see are relative to the corpus) and scanned by the built
@@ -53,7 +53,7 @@
     reason = "a measuring program: the tables go to stdout, progress to stderr"
 )]
 
-#[path = "../../engine/tests/it/support/corpus.rs"]
+#[path = "../../tests/it/support/corpus.rs"]
 #[allow(dead_code, reason = "only `generate` is used here")]
 mod corpus;
 

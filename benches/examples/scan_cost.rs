@@ -24,16 +24,16 @@
     reason = "the shared corpus generator: counts far below 2^32, allocation outside what is measured"
 )]
 
-#[path = "../../engine/tests/it/support/corpus.rs"]
+#[path = "../../tests/it/support/corpus.rs"]
 mod corpus;
 
-use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
-    pi_native_hooks::policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
+    pi_native_hooks_policy::budget::CountingAllocator;
 
 /// The bench's corpus size and seed.
 const CORPUS_FILES: usize = 100;
@@ -74,7 +74,7 @@ fn main() {
         std::fs::create_dir_all(target.parent().expect("a parent")).expect("create a directory");
         std::fs::write(target, format!("// revision B\n{text}")).expect("write revision B");
     }
-    let rule_files: Vec<_> = pi_native_hooks::config::builtin::rule_files()
+    let rule_files: Vec<_> = pi_native_hooks_config::builtin::rule_files()
         .into_iter()
         .filter(|file| {
             pack == "full"

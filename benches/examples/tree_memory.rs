@@ -5,7 +5,7 @@
 //! cargo run --release -p pi-native-hooks-benches --example tree_memory -- [FILES]
 //! ```
 //!
-//! `FILES` (default 1,000) files of the generated corpus (`engine/tests/it/support/corpus.rs`, the
+//! `FILES` (default 1,000) files of the generated corpus (`tests/it/support/corpus.rs`, the
 //! benches' seed) are analyzed once by an analyzer holding every tree and once by one holding
 //! none; the difference in the heap in use (glibc's `mallinfo2`: Rust's allocations and
 //! tree-sitter's C allocations alike) is what the held trees cost. Linux with glibc only.
@@ -26,11 +26,11 @@
     reason = "glibc's allocator statistics are read through its C function `mallinfo2`"
 )]
 
-#[path = "../../engine/tests/it/support/corpus.rs"]
+#[path = "../../tests/it/support/corpus.rs"]
 mod corpus;
 
-use pi_native_hooks::analysis::{Analyzer, RuleSet, ScanLimits};
-use pi_native_hooks::config::builtin;
+use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks_config::builtin;
 use std::io::Write;
 use std::sync::Arc;
 

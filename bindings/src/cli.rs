@@ -1,10 +1,10 @@
 //! The `pi-native-hooks` command line run inside Node: the npm package's `bin` calls [`run_cli`],
 //! so `check`, `test`, `init` and `doctor` work from the prebuilt addon, without Rust or a second
-//! executable. Same parsing and output as the cargo-built binary (`pi_native_hooks::cli`).
+//! executable. Same parsing and output as the cargo-built binary (`pi_native_hooks_cli`).
 
 use clap::Parser;
 use napi_derive::napi;
-use pi_native_hooks::cli::{Cli, ExitStatus, Output, run};
+use pi_native_hooks_cli::{Cli, ExitStatus, Output, run};
 use std::io::Write;
 
 /// Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current

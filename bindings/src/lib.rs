@@ -1,7 +1,7 @@
 //! Node binding of the pi-native-hooks engine, loaded by the Pi extension.
 //!
 //! One bound type per file: [`HookSession`](session::HookSession) wraps the engine's
-//! [`Session`](pi_native_hooks::session::Session) (one per Pi session), [`open_session`] creates
+//! [`Session`](pi_native_hooks_session::Session) (one per Pi session), [`open_session`] creates
 //! it, [`run_cli`] runs the `pi-native-hooks` command line for the npm package's `bin`, and
 //! `types/` holds the plain objects crossing the boundary (one per file): Pi's events converted
 //! into engine types, the engine's decisions, status, footer and init plan as typed data. Every
@@ -14,8 +14,8 @@ mod session;
 mod types;
 
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
-    pi_native_hooks::policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
+    pi_native_hooks_policy::budget::CountingAllocator;
 
 pub use cli::run_cli;
 pub use open::open_session;

@@ -29,12 +29,12 @@
 #![allow(clippy::print_stdout, reason = "the table is this program's output")]
 #![allow(clippy::print_stderr, reason = "usage errors")]
 
-use pi_native_hooks::analysis::{
+use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
-use pi_native_hooks::cancel::CancelToken;
-use pi_native_hooks::policy::source::PolicySource;
-use pi_native_hooks::policy::{PolicyRegistry, RegistrySource, Sandbox};
+use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_policy::source::PolicySource;
+use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -42,8 +42,8 @@ use std::time::{Duration, Instant};
 // Counts allocations per thread so the sandbox can enforce its memory budget, as the CLI and the
 // Node addon do.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks::policy::budget::CountingAllocator =
-    pi_native_hooks::policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
+    pi_native_hooks_policy::budget::CountingAllocator;
 
 /// One hostile policy and how to run it.
 struct Bomb {

@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks::state;
+use pi_native_hooks_verification::state;
 
 /// One `custom` entry of the current branch (`ctx.sessionManager.getBranch()`).
 #[napi(object)]

@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks::wave;
+use pi_native_hooks_wave as wave;
 
 /// How Pi runs the tool calls of one assistant message.
 #[napi(string_enum = "lowercase")]

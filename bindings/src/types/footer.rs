@@ -1,7 +1,7 @@
 use super::status::ConfigSource;
 use napi_derive::napi;
-use pi_native_hooks::session::{FooterSummary, footer};
-use pi_native_hooks::status::ConfigHealth;
+use pi_native_hooks_session::status::ConfigHealth;
+use pi_native_hooks_session::{FooterSummary, footer};
 
 /// The footer (`ctx.ui.setStatus`): its line and the data behind it.
 #[napi(object)]

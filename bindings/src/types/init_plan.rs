@@ -1,6 +1,6 @@
 use napi_derive::napi;
-use pi_native_hooks::policy::init::{self, InitContent};
-use pi_native_hooks::text::escape;
+use pi_native_hooks_base::text::escape;
+use pi_native_hooks_policy::init::{self, InitContent};
 
 /// What `/hooks-init` would do under the config root.
 #[napi(object)]

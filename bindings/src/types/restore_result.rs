@@ -1,6 +1,6 @@
 use super::{PersistedEntry, entries};
 use napi_derive::napi;
-use pi_native_hooks::session::RestoreOutcome;
+use pi_native_hooks_session::RestoreOutcome;
 
 /// What restoring a branch did.
 #[napi(object)]

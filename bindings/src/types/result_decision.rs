@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks::wave;
+use pi_native_hooks_wave as wave;
 
 /// What a `tool_result` handler does with its result. The extension builds Pi's patch from it:
 /// the original content plus one text block, with `details`, `structuredContent` and `isError`

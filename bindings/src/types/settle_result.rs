@@ -1,6 +1,6 @@
 use super::{PersistedEntry, entries};
 use napi_derive::napi;
-use pi_native_hooks::session::SettleOutcome;
+use pi_native_hooks_session::SettleOutcome;
 
 /// What `agent_before_settle` should do.
 #[napi(object)]

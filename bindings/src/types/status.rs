@@ -4,11 +4,11 @@
 //! words for the user (a skipped file, a rejected run) cross as their text.
 
 use napi_derive::napi;
-use pi_native_hooks::analysis::TreeCacheStats;
-use pi_native_hooks::session as engine;
-use pi_native_hooks::status as model;
-use pi_native_hooks::verification;
-use pi_native_hooks::wave;
+use pi_native_hooks_analysis::TreeCacheStats;
+use pi_native_hooks_session as engine;
+use pi_native_hooks_session::status as model;
+use pi_native_hooks_verification as verification;
+use pi_native_hooks_wave as wave;
 
 use super::watcher_status::WatcherStatus;
 
@@ -224,8 +224,8 @@ impl From<model::PolicyStatus> for PolicyStatus {
         PolicyStatus {
             id: policy.id.into(),
             kind: match policy.kind {
-                pi_native_hooks::policy::PolicyKind::Diagnostic => PolicyKind::Diagnostic,
-                pi_native_hooks::policy::PolicyKind::Verification => PolicyKind::Verification,
+                pi_native_hooks_policy::PolicyKind::Diagnostic => PolicyKind::Diagnostic,
+                pi_native_hooks_policy::PolicyKind::Verification => PolicyKind::Verification,
             },
             path: policy.path.display().to_string(),
             digest: policy.digest,

@@ -1,6 +1,6 @@
 use napi_derive::napi;
-use pi_native_hooks::config::settings::{ExitCodeSource, ResultPart, Settings};
-use pi_native_hooks::wave::{ToolCallInfo, ToolResult};
+use pi_native_hooks_config::settings::{ExitCodeSource, ResultPart, Settings};
+use pi_native_hooks_wave::{ToolCallInfo, ToolResult};
 use serde_json::Value;
 
 /// The fields of Pi's `tool_result` event the hooks read (Pi's event object is passed as it is;

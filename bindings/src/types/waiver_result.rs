@@ -1,6 +1,6 @@
 use super::{PersistedEntry, entries};
 use napi_derive::napi;
-use pi_native_hooks::session::WaiverOutcome;
+use pi_native_hooks_session::WaiverOutcome;
 
 /// What the waiver tool returns.
 #[napi(object)]

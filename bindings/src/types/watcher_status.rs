@@ -4,7 +4,7 @@
 //! `overflow`, …) and the message the status shows.
 
 use napi_derive::napi;
-use pi_native_hooks::workspace::{FallbackReason, WatchState, WatchStatus};
+use pi_native_hooks_workspace::{FallbackReason, WatchState, WatchStatus};
 
 /// What the status says about the session's workspace watcher.
 #[napi(object)]

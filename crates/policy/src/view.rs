@@ -1,0 +1,75 @@
+//! The read-only views a diagnostic policy sees: `Snapshot` and `Finding`, registered as Rhai types
+//! with getters only (by [`super::rhai_api`]). Each holds the wave's `Arc<AnalysisSnapshot>` (plus an index), so findings
+//! are shared by every policy and never copied into Rhai maps.
+
+use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
+use pi_native_hooks_base::ids::RuleId;
+use rhai::{Array, Dynamic, INT};
+use std::sync::Arc;
+
+/// What `evaluate(snapshot)` receives: the wave's snapshot, restricted to the findings of the
+/// rules the policy declared in `RULES`.
+#[derive(Clone, Debug)]
+pub struct SnapshotView {
+    pub(super) snapshot: Arc<AnalysisSnapshot>,
+    pub(super) selected: Arc<[usize]>,
+}
+
+impl SnapshotView {
+    /// A view of `snapshot` showing the findings whose rule is in `rules`, in snapshot order.
+    pub fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[RuleId]) -> Self {
+        let selected = snapshot
+            .findings
+            .iter()
+            .enumerate()
+            .filter(|(_, finding)| rules.contains(&finding.rule))
+            .map(|(index, _)| index)
+            .collect();
+        Self { snapshot, selected }
+    }
+
+    /// How many findings the policy sees.
+    pub fn len(&self) -> usize {
+        self.selected.len()
+    }
+
+    /// True when the policy sees no finding.
+    pub fn is_empty(&self) -> bool {
+        self.selected.is_empty()
+    }
+
+    /// The snapshot behind the view.
+    pub fn snapshot(&self) -> &AnalysisSnapshot {
+        &self.snapshot
+    }
+
+    pub(super) fn views(&self) -> impl Iterator<Item = FindingView> + '_ {
+        self.selected.iter().map(|&index| FindingView {
+            snapshot: Arc::clone(&self.snapshot),
+            index,
+        })
+    }
+
+    pub(super) fn findings(&mut self) -> Array {
+        self.views().map(Dynamic::from).collect()
+    }
+}
+
+/// One finding as a policy sees it: 1-based `line`/`column`/`end_line`/`end_column`.
+#[derive(Clone, Debug)]
+pub struct FindingView {
+    snapshot: Arc<AnalysisSnapshot>,
+    index: usize,
+}
+
+impl FindingView {
+    /// The finding behind the view.
+    pub fn finding(&self) -> &Finding {
+        &self.snapshot.findings[self.index]
+    }
+}
+
+/// A zero-based position as the 1-based integer policies see.
+pub(super) fn one_based(value: usize) -> INT {
+    INT::try_from(value).map_or(INT::MAX, |v| v.saturating_add(1))
+}

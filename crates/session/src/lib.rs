@@ -1,0 +1,40 @@
+//! One Pi session over the engine: the single object the Node binding holds per session.
+//!
+//! A [`Session`] loads the config root once (rules, policies, trust checks), then forwards Pi's
+//! tool events to the [`WaveCoordinator`](pi_native_hooks_wave::WaveCoordinator), feeds every finished
+//! wave to the [`VerificationGate`](pi_native_hooks_verification::VerificationGate) in order, and answers
+//! the binding's questions: what to append to a tool result, whether the agent may settle, what
+//! a waiver covers, which state entries to persist, and what the status is. It owns no policy
+//! of its own: each decision comes from the module that owns it.
+//!
+//! Threads: every gate operation (feeding finished waves, which runs verification policies;
+//! restore; settle; waiver) runs on tokio's blocking pool, one at a time, from an async method or
+//! from the background task that takes each wave as it finishes. The synchronous methods
+//! ([`Session::status`], [`Session::footer_summary`], [`Session::take_state_entries`]) only read
+//! what the last operation published: they never run policy code, wait for a wave or touch the
+//! disk, so the binding may call them on Node's main thread.
+//!
+//! Files: `options` (how a session is set up), `state` (the session and whether it observes
+//! waves), `open` (loading the config root), `events` (tool events), `verifier` (the gate, what
+//! it publishes, one operation at a time), `verify` (the gate's operations and bounded waits),
+//! `observe` (finished wave → gate input), `reload` (`/reload`: the config root read again, the
+//! gate carried over), `report` (the status model, footer and text). This
+//! file only declares and re-exports: every other file depends on `state`, none on this one.
+
+mod events;
+mod observe;
+mod open;
+mod options;
+mod reload;
+mod report;
+mod state;
+pub mod status;
+mod verifier;
+mod verify;
+
+pub use observe::observe;
+pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
+pub use reload::ReloadError;
+pub use report::{FooterSummary, SessionReport, footer, render_status};
+pub use state::{IdleReason, Session, SessionSetupError};
+pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};

@@ -1,0 +1,616 @@
+//! Owns what a session shows: the state each gate operation publishes for the synchronous calls
+//! ([`Published`](super::verifier::Published)), the [`SessionReport`] model behind `/hooks-status` (the engine's status plus
+//! the wave totals and why the hooks are idle, if they are), the compact footer, and the status
+//! and doctor text. The binding only prints these.
+//!
+//! The status model keeps the original text; every line of the status and doctor text is escaped
+//! ([`pi_native_hooks_base::text`]), so a file name, a policy message or a reason cannot add lines or drive the
+//! terminal.
+
+use super::state::Session;
+use crate::status::{
+    AnalyzerStatus, ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus,
+    VerificationStatus,
+};
+use pi_native_hooks_analysis::TreeCacheStats;
+use pi_native_hooks_base::text::{escape, escape_lines};
+use pi_native_hooks_verification::Timestamp;
+use pi_native_hooks_wave::{WaveCoordinator, WaveTotals};
+use pi_native_hooks_workspace::{WatchState, WatchStatus};
+use serde::Serialize;
+use std::fmt::{Arguments, Write};
+
+/// Everything `/hooks-status` shows.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionReport {
+    /// True when a config root was loaded.
+    pub active: bool,
+    /// What to do when the hooks are inactive or idle.
+    pub guidance: Option<String>,
+    /// Config, policies, verification, analyzers, coordinator failures, state warnings.
+    pub hooks: HooksStatus,
+    /// Rule files that did not load.
+    pub rule_problems: Vec<String>,
+    /// Policies that failed while running (threw, timed out, exceeded a limit, returned a
+    /// malformed result), each naming its file and the reason; most recent last.
+    pub policy_failures: Vec<String>,
+    /// Wave totals; `totals.scans` counts analyzer runs.
+    pub totals: WaveTotals,
+    /// The workspace watcher behind whole-worktree (`bash`) snapshots, when there is one.
+    pub watcher: Option<WatchStatus>,
+}
+
+impl Session {
+    /// The status model as the last gate operation left it (every finished wave is fed to the
+    /// gate as it finishes). Never waits for a wave or a policy.
+    pub fn status(&self) -> SessionReport {
+        let published = self.verifier.published();
+        let wave = self
+            .state
+            .coordinator()
+            .map(WaveCoordinator::status)
+            .unwrap_or_default();
+        let hooks = HooksStatus {
+            config: self.config_status.clone(),
+            settings: if self.settings_kept {
+                SettingsStatus::kept_on_reload(&self.settings, &self.settings_in_force())
+            } else {
+                SettingsStatus::of(&self.settings, &self.settings_in_force())
+            },
+            verification: published.verification.clone(),
+            analyzers: published.analyzers.clone(),
+            coordinator_failures: wave.failures.iter().map(ToString::to_string).collect(),
+            state_warnings: published.state_warnings.clone(),
+        };
+        let guidance = match &hooks.config.health {
+            ConfigHealth::Absent { root } => Some(format!(
+                "pi-native-hooks is inactive: there is no config root at {}. {INIT_ADVICE}",
+                root.display()
+            )),
+            ConfigHealth::Untrusted { error, .. } => Some(format!(
+                "pi-native-hooks is inactive: the config root is not trusted ({error}). Fix it, then /reload."
+            )),
+            ConfigHealth::Active { .. } | ConfigHealth::Builtin => match self.state.idle_reason() {
+                Some(reason) => Some(format!("tool waves are not observed: {reason}")),
+                None if hooks.config.health == ConfigHealth::Builtin => Some(format!(
+                    "no config root at {}: the built-in pack runs (its rules and diagnostic policies; verification is off, since the commands a project requires are its own). {INIT_ADVICE}",
+                    self.options.config_root.display()
+                )),
+                None => None,
+            },
+        };
+        SessionReport {
+            active: self.is_active(),
+            guidance,
+            rule_problems: self.rule_problems.iter().map(ToString::to_string).collect(),
+            policy_failures: published.policy_failures.clone(),
+            hooks,
+            totals: wave.totals,
+            watcher: self
+                .state
+                .coordinator()
+                .and_then(WaveCoordinator::watch_status),
+        }
+    }
+
+    /// The `/hooks-doctor` text: the config root's trust checks, rule files and policies (read
+    /// again from disk, on the blocking pool), then each analyzer's health and the coordinator's
+    /// failures. Every line is escaped.
+    pub async fn doctor_text(&self) -> String {
+        let root = self.options.config_root.clone();
+        let report = pi_native_hooks_base::blocking::run_blocking(move || {
+            pi_native_hooks_setup::doctor::doctor(&root).to_string()
+        })
+        .await
+        .unwrap_or_else(|error| format!("the config root could not be examined: {error}\n"));
+        let mut out = String::new();
+        if self.config_status.health == ConfigHealth::Builtin {
+            put(
+                &mut out,
+                format_args!(
+                    "in use: the built-in pack (no config root exists; verification is off)"
+                ),
+            );
+        }
+        out.push_str(&escape_lines(&report));
+        let status = self.status();
+        if let Some(reason) = self.state.idle_reason() {
+            put(
+                &mut out,
+                format_args!("tool waves: not observed ({reason})"),
+            );
+        }
+        for analyzer in &status.hooks.analyzers {
+            let health = analyzer.last_error.as_deref().unwrap_or("ok");
+            put(
+                &mut out,
+                format_args!(
+                    "analyzer {}: {} runs, {health}",
+                    analyzer.key, analyzer.runs
+                ),
+            );
+            render_not_analyzed(&mut out, &analyzer.not_analyzed);
+        }
+        for error in &status.hooks.config.load_errors {
+            if error.degraded_from.is_some() {
+                put(
+                    &mut out,
+                    format_args!(
+                        "degraded since the last /reload (its checks stay unknown until it loads): {}",
+                        error.message
+                    ),
+                );
+            }
+        }
+        for problem in &status.rule_problems {
+            put(&mut out, format_args!("rule problem: {problem}"));
+        }
+        // Which projects the verification policies matched depends on the session's repository,
+        // not the root: a glob that matched nothing, or what its walk left out, shows here.
+        for problem in &status.hooks.verification.project_problems {
+            put(&mut out, format_args!("project problem: {problem}"));
+        }
+        for failure in &status.policy_failures {
+            put(&mut out, format_args!("policy failure: {failure}"));
+        }
+        for failure in &status.hooks.coordinator_failures {
+            put(&mut out, format_args!("coordinator failure: {failure}"));
+        }
+        out
+    }
+}
+
+/// How to create the config root, true in Pi and in a terminal alike.
+const INIT_ADVICE: &str = "Run /hooks-init in Pi (or `pi-native-hooks init` in a terminal) to create it with the built-in rules and diagnostic policies and a verification policy for this project, then /reload.";
+
+/// What the footer shows, gathered without building the whole status (it is refreshed after
+/// every wave).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FooterSummary {
+    /// True when a config root or the built-in pack was loaded.
+    pub active: bool,
+    /// Which configuration is in use (the built-in pack or a root), or why none is.
+    pub config: ConfigHealth,
+    /// Diagnostics delivered so far.
+    pub delivered: u64,
+    /// Requirements that passed.
+    pub passed: usize,
+    /// Armed requirements neither passed nor waived.
+    pub pending: usize,
+    /// Requirements currently waived.
+    pub waived: usize,
+    /// The gate stopped forcing.
+    pub exhausted: bool,
+    /// Something failed to load or run: a rule file, a policy, an analyzer, the coordinator.
+    pub degraded: bool,
+}
+
+impl Session {
+    /// The footer's data, as the last gate operation left it. Never waits for a wave or a policy.
+    pub fn footer_summary(&self) -> FooterSummary {
+        let published = self.verifier.published();
+        let totals = self
+            .state
+            .coordinator()
+            .map(WaveCoordinator::totals)
+            .unwrap_or_default();
+        FooterSummary {
+            active: self.is_active(),
+            config: self.config_status.health.clone(),
+            delivered: totals.delivered,
+            passed: published.passed,
+            pending: published.pending,
+            waived: published.waived,
+            exhausted: published.exhausted,
+            degraded: !self.rule_problems.is_empty()
+                || !self.settings.problems.is_empty()
+                || !self.registry.problems().is_empty()
+                || published.analyzers.iter().any(|a| a.last_error.is_some())
+                || !published.policy_failures.is_empty()
+                || totals.coordinator_failures > 0,
+        }
+    }
+}
+
+/// The footer line (`ctx.ui.setStatus("pi-native-hooks", …)`): the configuration in use (`built-in
+/// pack` or the root's path), diagnostics delivered, the verification summary, and a degraded
+/// marker. Escaped: the root's path is the user's.
+pub fn footer(summary: &FooterSummary) -> String {
+    let config = match &summary.config {
+        ConfigHealth::Builtin => "built-in pack".to_owned(),
+        ConfigHealth::Active { root } => escape(&root.display().to_string()).into_owned(),
+        ConfigHealth::Absent { .. } => {
+            return "hooks: inactive, no config (/hooks-init)".to_owned();
+        }
+        ConfigHealth::Untrusted { .. } => {
+            return "hooks: inactive, config root not trusted (/hooks-doctor)".to_owned();
+        }
+    };
+    if !summary.active {
+        return format!("hooks: {config} · inactive (/hooks-status)");
+    }
+    let mut line = format!("hooks: {config} · {} diagnostics", summary.delivered);
+    if summary.passed + summary.pending + summary.waived > 0 {
+        let _ = write!(
+            line,
+            " · checks: {} passed, {} pending",
+            summary.passed, summary.pending
+        );
+        if summary.waived > 0 {
+            let _ = write!(line, ", {} waived", summary.waived);
+        }
+    }
+    if summary.exhausted {
+        line.push_str(" · gate exhausted");
+    }
+    if summary.degraded {
+        line.push_str(" · degraded (/hooks-doctor)");
+    }
+    line
+}
+
+/// Appends one line, escaped.
+fn put(out: &mut String, line: Arguments<'_>) {
+    out.push_str(&escape(&line.to_string()));
+    out.push('\n');
+}
+
+/// One line: whether whole-worktree snapshots come from the watcher, how many did, and why the
+/// latest full one was taken.
+fn render_watcher(out: &mut String, watcher: &WatchStatus) {
+    let state = match &watcher.state {
+        WatchState::Watching { directories } => format!("watching {directories} directories"),
+        WatchState::Unarmed => "not watching until the next snapshot".to_owned(),
+        WatchState::Unavailable { reason } => format!("off ({reason})"),
+    };
+    let last = watcher
+        .last_fallback
+        .as_ref()
+        .map_or_else(String::new, |reason| {
+            format!(", last full because {reason}")
+        });
+    put(
+        out,
+        format_args!(
+            "workspace watcher: {state}; snapshots from events: {}, full: {}{last}",
+            watcher.watched, watcher.full
+        ),
+    );
+}
+
+/// The status as `/hooks-status` prints it: one escaped line per item.
+pub fn render_status(status: &SessionReport) -> String {
+    let mut out = String::new();
+    let hooks = &status.hooks;
+    put(
+        &mut out,
+        format_args!(
+            "pi-native-hooks {}",
+            if status.active { "active" } else { "inactive" }
+        ),
+    );
+    if let Some(guidance) = &status.guidance {
+        put(&mut out, format_args!("{guidance}"));
+    }
+    match &hooks.config.health {
+        ConfigHealth::Active { root } | ConfigHealth::Absent { root } => {
+            put(&mut out, format_args!("config root: {}", root.display()));
+        }
+        ConfigHealth::Untrusted { root, error } => {
+            put(
+                &mut out,
+                format_args!("config root: {} (untrusted: {error})", root.display()),
+            );
+        }
+        ConfigHealth::Builtin => {
+            put(&mut out, format_args!("config: built-in pack"));
+        }
+    }
+    if status.active {
+        put(
+            &mut out,
+            format_args!("registry digest: {}", hooks.config.registry_digest),
+        );
+        put(&mut out, format_args!("policies:"));
+        for policy in &hooks.config.policies {
+            put(
+                &mut out,
+                format_args!(
+                    "  {} ({}) {}: loaded, digest {}",
+                    policy.id,
+                    policy.kind,
+                    policy.path.display(),
+                    policy.digest
+                ),
+            );
+        }
+    }
+    for error in &hooks.config.load_errors {
+        let state = if error.degraded_from.is_some() {
+            "degraded"
+        } else {
+            "failed"
+        };
+        put(&mut out, format_args!("  {state}: {}", error.message));
+    }
+    for problem in &status.rule_problems {
+        put(&mut out, format_args!("  rule problem: {problem}"));
+    }
+    if status.active {
+        render_settings(&mut out, &hooks.settings);
+    }
+    let totals = &status.totals;
+    put(
+        &mut out,
+        format_args!(
+            "waves: {} ({} mutating), scans: {}, files parsed: {}, cached: {}, diagnostics delivered: {}",
+            totals.waves,
+            totals.mutating_waves,
+            totals.scans,
+            totals.files_parsed,
+            totals.files_cached,
+            totals.delivered
+        ),
+    );
+    if let Some(watcher) = &status.watcher {
+        render_watcher(&mut out, watcher);
+    }
+    for analyzer in &hooks.analyzers {
+        render_analyzer(&mut out, analyzer);
+    }
+    for failure in &status.policy_failures {
+        put(&mut out, format_args!("policy failure: {failure}"));
+    }
+    render_verification(&mut out, &hooks.verification);
+    for failure in &hooks.coordinator_failures {
+        put(&mut out, format_args!("coordinator failure: {failure}"));
+    }
+    for warning in &hooks.state_warnings {
+        put(&mut out, format_args!("state warning: {warning}"));
+    }
+    out
+}
+
+/// One analyzer's runs and health, the trees it holds and the files it could not analyze.
+fn render_analyzer(out: &mut String, analyzer: &AnalyzerStatus) {
+    let last = analyzer
+        .last_duration_micros
+        .map_or_else(|| "-".to_owned(), |m| format!("{m} µs"));
+    let health = analyzer.last_error.as_deref().unwrap_or("ok");
+    put(
+        out,
+        format_args!(
+            "analyzer {}: {} runs, last {last}, {health}",
+            analyzer.key, analyzer.runs
+        ),
+    );
+    if let Some(trees) = &analyzer.trees {
+        render_trees(out, trees);
+    }
+    render_not_analyzed(out, &analyzer.not_analyzed);
+}
+
+/// The settings in force, one line per key as `doctor` lists them, then the file's problems.
+fn render_settings(out: &mut String, settings: &SettingsStatus) {
+    put(out, format_args!("settings: {}", settings.origin));
+    // Without a file the values are the documented defaults (or a test's overrides).
+    if settings.file.is_none() && settings.problems.is_empty() {
+        return;
+    }
+    put(
+        out,
+        format_args!(
+            "  verification.continuation_cap = {}, waves.timeout_ms = {}, diagnostic_block.max_tokens = {}, diagnostic_block.max_line_chars = {}, analysis.tree_cache_bytes = {}",
+            settings.continuation_cap,
+            settings.wave_timeout_ms,
+            settings.block_max_tokens,
+            settings.block_max_line_chars,
+            settings.tree_cache_bytes
+        ),
+    );
+    if !settings.read_only_tools.is_empty() {
+        put(
+            out,
+            format_args!(
+                "  tools.read_only = [{}]",
+                settings.read_only_tools.join(", ")
+            ),
+        );
+    }
+    for tool in &settings.shell_tools {
+        put(
+            out,
+            format_args!(
+                "  tools.shell: {}, exit code from {}",
+                tool.name, tool.exit_code
+            ),
+        );
+    }
+    for problem in &settings.problems {
+        put(out, format_args!("  settings problem: {problem}"));
+    }
+}
+
+/// What an analyzer holds for incremental re-analysis, and how it analyzed the files so far.
+fn render_trees(out: &mut String, trees: &TreeCacheStats) {
+    put(
+        out,
+        format_args!(
+            "  held trees: {} files, {} of {} (analysis.tree_cache_bytes), {} evicted; files analyzed: {} in full, {} incrementally",
+            trees.held_files,
+            byte_size(trees.held_bytes),
+            byte_size(trees.budget_bytes),
+            trees.evictions,
+            trees.full_analyses,
+            trees.incremental_analyses
+        ),
+    );
+}
+
+/// `bytes` in the largest binary unit that keeps it at least 1 (`1.5 MiB`, `12.0 KiB`, `0 B`).
+fn byte_size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    UNITS.iter().find(|(_, size)| bytes >= *size).map_or_else(
+        || format!("{bytes} B"),
+        |(unit, size)| {
+            // Tenths, rounded down, in integers: exact for every u64.
+            let tenths = u128::from(bytes) * 10 / u128::from(*size);
+            format!("{}.{} {unit}", tenths / 10, tenths % 10)
+        },
+    )
+}
+
+/// The files an analyzer's last run could not analyze, one line each.
+fn render_not_analyzed(out: &mut String, not_analyzed: &pi_native_hooks_wave::NotAnalyzed) {
+    for file in &not_analyzed.files {
+        put(
+            out,
+            format_args!("  not analyzed: {}: {}", file.path, file.reason),
+        );
+    }
+    if not_analyzed.more > 0 {
+        put(
+            out,
+            format_args!("  not analyzed: {} more files", not_analyzed.more),
+        );
+    }
+}
+
+fn render_verification(out: &mut String, verification: &VerificationStatus) {
+    match &verification.project_root {
+        Some(root) => put(
+            out,
+            format_args!(
+                "project: {} (revision {})",
+                root.display(),
+                verification.workspace.revision
+            ),
+        ),
+        None => put(out, format_args!("project: not in a git worktree")),
+    }
+    if let Some(unknown) = &verification.workspace.unknown {
+        put(out, format_args!("  workspace unknown: {unknown}"));
+    }
+    for problem in &verification.project_problems {
+        put(out, format_args!("  project problem: {problem}"));
+    }
+    if verification.requirements.is_empty() {
+        put(
+            out,
+            format_args!("verification: no requirement matches this project"),
+        );
+    }
+    for requirement in &verification.requirements {
+        let revision = requirement
+            .required_revision
+            .map_or_else(|| "-".to_owned(), |r| r.to_string());
+        put(
+            out,
+            format_args!(
+                "  {} `{}`: {} (required revision {revision})",
+                requirement.key, requirement.command, requirement.state
+            ),
+        );
+        if let Some(waiver) = &requirement.waiver {
+            put(
+                out,
+                format_args!(
+                    "    waived (not passed): {} (call {}, {})",
+                    waiver.reason,
+                    waiver.tool_call_id,
+                    utc(waiver.at)
+                ),
+            );
+        }
+        if let Some(failure) = &requirement.last_failure {
+            put(
+                out,
+                format_args!(
+                    "    last failure: {failure} (call {}, revision {}, {})",
+                    failure.tool_call_id,
+                    failure.required_revision,
+                    utc(failure.at)
+                ),
+            );
+        }
+        if let Some(reason) = &requirement.unknown_reason {
+            put(out, format_args!("    unknown: {reason}"));
+        }
+        render_requirement_history(out, requirement);
+    }
+    let gate = &verification.gate;
+    if gate.exhausted {
+        put(
+            out,
+            format_args!(
+                "gate exhausted after {} continuations without progress: checks stay pending",
+                gate.continuations_without_progress
+            ),
+        );
+    }
+}
+
+/// A requirement's project and directory, last success, last rejected run and, when no loaded
+/// policy backs it, why: the lines that say why it is in its state.
+fn render_requirement_history(out: &mut String, requirement: &RequirementStatus) {
+    let project = &requirement.project;
+    put(
+        out,
+        format_args!(
+            "    project {project}, run in {}",
+            requirement.dir.display()
+        ),
+    );
+    match &requirement.last_success {
+        Some(success) => put(
+            out,
+            format_args!(
+                "    last success: call {} at revision {} (required {}), {}",
+                success.tool_call_id,
+                success.started_at_revision,
+                success.required_revision,
+                utc(success.at)
+            ),
+        ),
+        None => put(out, format_args!("    last success: none")),
+    }
+    if let Some(rejection) = &requirement.last_rejection {
+        put(
+            out,
+            format_args!(
+                "    last rejected run: call {} at revision {}, {}: {}",
+                rejection.tool_call_id,
+                rejection.revision,
+                utc(rejection.at),
+                rejection.reason
+            ),
+        );
+    }
+    if let Some(detached) = &requirement.detached {
+        put(out, format_args!("    detached: {detached}"));
+    }
+}
+
+/// A timestamp as a UTC date and time (`2026-12-01 16:20:15 UTC`), from the days since the
+/// epoch by the civil-from-days algorithm (H. Hinnant), so no clock or time zone is read.
+fn utc(at: Timestamp) -> String {
+    let seconds = at.0 / 1000;
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    // Shifted so the era starts on 0000-03-01; days fit in i64 for any u64 of milliseconds.
+    let z = i64::try_from(days).unwrap_or(i64::MAX - 719_468) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}

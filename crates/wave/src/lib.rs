@@ -1,0 +1,54 @@
+//! The execution-wave runtime: Pi's tool events in, one analysis per wave, one block per wave
+//! out.
+//!
+//! * [`WaveCoordinator`] groups a message's tool calls into waves (all parallel siblings; each
+//!   sequential call alone), takes a baseline snapshot before the first potentially mutating
+//!   call, and when every call is terminal takes one post-wave snapshot, computes the changed
+//!   paths and advances the workspace revision once. Every wait is bounded by a timeout,
+//!   [`WaveCoordinator::idle`] included.
+//! * [`AnalysisCoordinator`] turns the changed paths into analyzer requests coalesced by key,
+//!   scans each key at most once and fans the snapshot out to every interested policy; the
+//!   findings no policy reported are delivered as the rule's message and note, as `check`
+//!   prints them.
+//! * [`pi_native_hooks_delivery`] then picks the new diagnostics the wave introduced (compared with what
+//!   each file held before it, `prior`) and renders the block for the carrier.
+//!
+//! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
+//! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
+//! `carrier`, `snapshots` (the workspace seam), `analysis`, `prior` (what each file held before
+//! the wave), `coordinator` (the async API),
+//! `runtime` (the state a coordinator's clones share, behind methods), `pipeline` (finishing a
+//! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
+//! failures, totals).
+
+mod analysis;
+mod carrier;
+mod config;
+mod coordinator;
+mod event;
+mod finished;
+mod pipeline;
+mod plan;
+mod prior;
+mod report;
+mod runtime;
+mod snapshots;
+mod tools;
+mod tracker;
+
+pub use analysis::{
+    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
+    WaveAnalysis, WaveAnalyzer, analyzer_policy_id, unreported_diagnostics,
+};
+pub use config::WaveConfig;
+pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
+pub use event::{
+    AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent, ToolResult,
+};
+pub use finished::{CallResult, FinishedCall, FinishedWave};
+pub use report::{
+    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
+    WaveTotals,
+};
+pub use snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};
+pub use tools::{ToolCatalog, ToolClass};

@@ -1,0 +1,75 @@
+//! Owns the watched snapshot: the previous whole-worktree snapshot with the entries of the paths
+//! the watcher reported replaced by a path-limited status of those paths (a directory path covers
+//! everything below it, so a new untracked directory is walked and a deleted one drops its
+//! entries). `HEAD` and the index are unchanged since the previous snapshot (the guard checked),
+//! so no other path's status can have changed.
+
+use super::status::FallbackReason;
+use crate::error::WorkspaceError;
+use crate::fingerprint::fingerprint;
+use crate::snapshot::{Scope, WorkspaceSnapshot, capture_paths_with_cancel};
+use pi_native_hooks_base::cancel::CancelToken;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What to look at: `scope` (worktree-relative paths, a directory covering everything below it)
+/// replaces the previous entries it contains with the status of `files` (absolute; everything in
+/// the scope that is or was a file, taken with the path-limited status that checks each file on
+/// its own) and of `nested` (absolute roots of nested repositories, taken with the
+/// pathspec-limited status that reports them as git does).
+pub(super) struct Look {
+    pub(super) scope: Scope,
+    pub(super) files: Vec<PathBuf>,
+    pub(super) nested: Vec<PathBuf>,
+}
+
+/// `previous` updated with the status of what `look` names; `Err` when a path is part of a
+/// staged rename or copy, which a path-limited status cannot pair.
+pub(super) fn update(
+    previous: &WorkspaceSnapshot,
+    look: &Look,
+    cancel: &CancelToken,
+) -> Result<Result<WorkspaceSnapshot, FallbackReason>, WorkspaceError> {
+    if look.files.is_empty() && look.nested.is_empty() {
+        return Ok(Ok(previous.clone()));
+    }
+    let scope = &look.scope;
+    for entry in previous.entries.values() {
+        if let Some(source) = entry.source_path()
+            && (scope.contains(&entry.path) || scope.contains(source))
+        {
+            return Ok(Err(FallbackReason::StagedRename {
+                path: entry.path.clone(),
+            }));
+        }
+    }
+    let mut entries = previous.entries.clone();
+    entries.retain(|path, _| !scope.contains(path));
+    let mut head = previous.head.clone();
+    for paths in [&look.files, &look.nested] {
+        if paths.is_empty() {
+            continue;
+        }
+        let limited = capture_paths_with_cancel(&previous.worktree_root, paths, cancel)?;
+        head = limited.head;
+        entries.extend(limited.entries);
+    }
+    let mut sources = BTreeMap::new();
+    for source in entries.values().filter_map(|entry| entry.source_path()) {
+        if !entries.contains_key(source)
+            && let Some(content) = previous.sources.get(source)
+        {
+            sources.insert(source.to_owned(), content.clone());
+        }
+    }
+    let fingerprint = fingerprint(&head, &entries, &BTreeMap::new(), &sources);
+    Ok(Ok(WorkspaceSnapshot {
+        worktree_root: previous.worktree_root.clone(),
+        head,
+        entries,
+        scope: Scope::Full,
+        observed: BTreeMap::new(),
+        sources,
+        fingerprint,
+    }))
+}
