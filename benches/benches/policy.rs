@@ -27,7 +27,7 @@ use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
 use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_policy::source::PolicySource;
+use pi_native_hooks_policy::PolicySource;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -35,8 +35,8 @@ use std::sync::Arc;
 // The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
 // memory budget), so its cost is part of what is measured.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
-    pi_native_hooks_policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::CountingAllocator =
+    pi_native_hooks_policy::CountingAllocator;
 
 const POLICY: &str = "typescript-no-non-null-assertion";
 

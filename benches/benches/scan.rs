@@ -64,8 +64,8 @@ use tempfile::TempDir;
 // The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
 // memory budget), so its cost is part of what is measured.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
-    pi_native_hooks_policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::CountingAllocator =
+    pi_native_hooks_policy::CountingAllocator;
 
 /// Wave sizes, in files.
 const WAVES: [usize; 3] = [1, 10, 100];

@@ -32,8 +32,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
-    pi_native_hooks_policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::CountingAllocator =
+    pi_native_hooks_policy::CountingAllocator;
 
 /// The bench's corpus size and seed.
 const CORPUS_FILES: usize = 100;

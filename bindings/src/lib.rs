@@ -14,8 +14,8 @@ mod session;
 mod types;
 
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
-    pi_native_hooks_policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::CountingAllocator =
+    pi_native_hooks_policy::CountingAllocator;
 
 pub use cli::run_cli;
 pub use open::open_session;

@@ -11,7 +11,7 @@ use crate::types::{
 use napi::Either;
 use napi_derive::napi;
 use pi_native_hooks_session::{Session, render_status};
-use pi_native_hooks_verification::proposal::init_plan;
+use pi_native_hooks_verification::init_plan;
 use pi_native_hooks_verification::state;
 use pi_native_hooks_wave::AssistantMessage;
 use std::sync::Arc;

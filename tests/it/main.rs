@@ -35,7 +35,7 @@
     reason = "a scenario test reads top to bottom; splitting it hides the sequence"
 )]
 
-use pi_native_hooks_policy::budget::CountingAllocator;
+use pi_native_hooks_policy::CountingAllocator;
 
 // The allocator the CLI and the Node addon install, so policy memory budgets are enforced here
 // as they are in production (`policy::hostile` checks it is installed).

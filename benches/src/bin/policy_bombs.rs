@@ -33,7 +33,7 @@ use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
 use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_policy::source::PolicySource;
+use pi_native_hooks_policy::PolicySource;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::Arc;
@@ -42,8 +42,8 @@ use std::time::{Duration, Instant};
 // Counts allocations per thread so the sandbox can enforce its memory budget, as the CLI and the
 // Node addon do.
 #[global_allocator]
-static ALLOCATOR: pi_native_hooks_policy::budget::CountingAllocator =
-    pi_native_hooks_policy::budget::CountingAllocator;
+static ALLOCATOR: pi_native_hooks_policy::CountingAllocator =
+    pi_native_hooks_policy::CountingAllocator;
 
 /// One hostile policy and how to run it.
 struct Bomb {

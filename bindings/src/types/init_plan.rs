@@ -1,6 +1,6 @@
 use napi_derive::napi;
 use pi_native_hooks_base::text::escape;
-use pi_native_hooks_policy::init::{self, InitContent};
+use pi_native_hooks_policy::InitContent;
 
 /// What `/hooks-init` would do under the config root.
 #[napi(object)]
@@ -35,8 +35,8 @@ pub struct InitPlanEntry {
     pub line: String,
 }
 
-impl From<&init::InitPlan> for InitPlan {
-    fn from(plan: &init::InitPlan) -> Self {
+impl From<&pi_native_hooks_policy::InitPlan> for InitPlan {
+    fn from(plan: &pi_native_hooks_policy::InitPlan) -> Self {
         let entries = plan
             .entries
             .iter()

@@ -4,7 +4,7 @@
 
 use super::{ExitStatus, Output};
 use pi_native_hooks_base::text::escape_lines;
-use pi_native_hooks_verification::doctor::doctor_in;
+use pi_native_hooks_verification::doctor_in;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `doctor`.

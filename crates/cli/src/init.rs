@@ -3,7 +3,7 @@
 //! `DIR`), listing every entry; only missing entries are created and nothing is overwritten.
 
 use super::{ExitStatus, Output};
-use pi_native_hooks_verification::proposal::init_plan;
+use pi_native_hooks_verification::init_plan;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `init`.

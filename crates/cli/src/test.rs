@@ -9,7 +9,7 @@ use pi_native_hooks_base::suggest::did_you_mean;
 use pi_native_hooks_base::text::escape_lines;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::testing::{RunOptions, SnapshotStatus, TestReport, run_fixtures_with};
+use pi_native_hooks_policy::{RunOptions, SnapshotStatus, TestReport, run_fixtures_with};
 use pi_native_hooks_setup::LoadedConfig;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

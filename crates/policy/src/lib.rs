@@ -6,33 +6,37 @@
 //! ([`PolicyRegistry::evaluate_diagnostics`]); verification policies decide which required
 //! commands a set of changed paths needs ([`PolicyRegistry::affected_requirements`]).
 
-mod affects_cache;
-pub mod budget;
-pub mod builtin;
-pub mod contract;
-pub mod diagnostic;
-pub mod digest;
-pub mod failure;
-pub mod init;
-mod limits;
-mod literal;
-mod natives;
-pub mod registry;
-mod rhai_api;
-mod rhai_error;
-pub mod run;
-pub mod sandbox;
-pub mod source;
-pub mod testing;
-pub mod view;
+mod builtin;
+mod init;
+mod registry;
+mod run;
+mod sandbox;
+mod testing;
 
-pub use contract::{PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement};
-pub use diagnostic::PolicyDiagnostic;
-pub use digest::{RequirementDigest, registry_digest};
-pub use failure::{FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason};
+pub use builtin::{FIXTURE_FILES, FIXTURE_SCHEMA, POLICY_FILES};
+pub use init::{InitContent, InitEntry, InitError, InitPlan, SGCONFIG};
+pub use registry::contract::{
+    PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement, trim_command,
+    unsafe_command_char,
+};
+pub use registry::digest::{RequirementDigest, registry_digest};
+pub use registry::failure::{
+    FailureReason, PolicyFailure, PolicyLog, PolicyProblem, ProblemReason,
+};
+pub use registry::source::{PolicySource, builtin_sources};
 pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource, RootProblem};
+pub use run::diagnostic::PolicyDiagnostic;
 pub use run::{
     AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, CheckResult, DiagnosticRun,
     UndecidedRequirement, VerificationRun,
 };
-pub use sandbox::{POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox, SandboxLimits};
+pub use sandbox::budget;
+pub use sandbox::budget::CountingAllocator;
+pub use sandbox::limits::{MAX_MESSAGE_BYTES, SandboxLimits};
+pub use sandbox::{POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox};
+pub use testing::{
+    CaseOutcome, CaseReport, ExpectedDiagnostic, FIXTURE_DIR, FixtureAnalyzer, FixtureCase,
+    FixtureFile, FixtureReport, FixtureSyntaxError, ProblemKind, RunOptions, SnapshotStatus,
+    SourceFile, TestProblem, TestReport, TestSummary, fixture_schema, run_fixtures,
+    run_fixtures_with,
+};

@@ -27,11 +27,11 @@
 //! the state it verified: they do not stale the requirement it passed (a snapshot test updating
 //! its snapshots, a generator, a formatter). Any change in a later wave or out of band does.
 
-use super::observation::{CallOutcome, ObservedCall};
 use super::project::ProjectIdentity;
-use super::time::Timestamp;
+use crate::gate::observation::{CallOutcome, ObservedCall};
+use crate::gate::time::Timestamp;
 use pi_native_hooks_base::ids::CallId;
-use pi_native_hooks_policy::contract::{trim_command, unsafe_command_char};
+use pi_native_hooks_policy::{trim_command, unsafe_command_char};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;

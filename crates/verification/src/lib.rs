@@ -14,39 +14,34 @@
 //! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `doctor` (the projects
 //! `pi-native-hooks doctor` reports), `time`.
 
-pub mod doctor;
 mod evidence;
 mod gate;
-mod manifest;
-mod manifest_glob;
-mod observation;
 mod project;
-pub mod proposal;
-mod reconcile;
-mod record;
-mod relevance;
-mod requirement;
 mod settle;
 pub mod state;
-mod time;
 mod waiver;
 
 pub use evidence::{Evidence, FailedRun, Rejection, RejectionReason, cd_form};
-pub use gate::{GateConfig, GateSnapshot, VerificationGate};
-pub use manifest::{ManifestError, manifest_name};
-pub use manifest_glob::{
-    GlobMatches, GlobSkip, MAX_GLOB_PROJECTS, MAX_GLOB_WALK_ENTRIES, match_manifests,
-};
-pub use observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};
-pub use project::{MatchedPolicy, ProjectIdentity, ProjectMatch, ProjectProblem, match_projects};
-pub use record::{
+pub use gate::observation::{CallOutcome, ObservedCall, ObservedChanges, WaveObservation};
+pub use gate::record::{
     Baseline, MAX_RECORDED_PATHS, PERSISTED_PATHS_BYTES, PartialRecord, WorkspaceObservation,
     WorkspaceRecord,
 };
-pub use requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
+pub use gate::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
+pub use gate::time::Timestamp;
+pub use gate::{GateConfig, GateSnapshot, VerificationGate};
+pub use project::doctor::{
+    PolicyProjects, ProjectInstance, ProjectReport, RepositoryDoctor, RequirementLine, doctor_in,
+    project_report,
+};
+pub use project::manifest::{ManifestError, manifest_name};
+pub use project::manifest_glob::{
+    GlobMatches, GlobSkip, MAX_GLOB_PROJECTS, MAX_GLOB_WALK_ENTRIES, match_manifests,
+};
+pub use project::proposal::{NoProposal, ProposedPolicy, init_plan, propose, propose_at};
+pub use project::{MatchedPolicy, ProjectIdentity, ProjectMatch, ProjectProblem, match_projects};
 pub use settle::{
     CapState, Continuation, DEFAULT_CONTINUATION_CAP, Exhaustion, OutstandingCheck, SettleDecision,
     VERIFICATION_MESSAGE_TYPE,
 };
-pub use time::Timestamp;
 pub use waiver::{WAIVER_TOOL, WaivedRequirement, Waiver, WaiverError, WaiverRequest};

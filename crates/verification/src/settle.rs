@@ -11,8 +11,8 @@
 
 use super::evidence::{cd_form, same_dir};
 use super::project::ProjectIdentity;
-use super::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 use super::waiver::WAIVER_TOOL;
+use crate::gate::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 use pi_native_hooks_base::text::Escaped;
 use std::collections::BTreeSet;
 use std::fmt::Write;

@@ -4,8 +4,8 @@
 //! and expires for a requirement at its next relevant change; it is never a pass.
 
 use super::project::ProjectIdentity;
-use super::requirement::RequirementKey;
-use super::time::Timestamp;
+use crate::gate::requirement::RequirementKey;
+use crate::gate::time::Timestamp;
 use pi_native_hooks_base::ids::CallId;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

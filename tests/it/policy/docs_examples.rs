@@ -10,7 +10,7 @@ use pi_native_hooks_analysis::rules::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::testing::run_fixtures;
+use pi_native_hooks_policy::run_fixtures;
 use std::fs;
 
 fn repo_file(relative: &str) -> String {

@@ -11,7 +11,7 @@ use pi_native_hooks_analysis::{
 };
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::testing::{SnapshotStatus, TestReport, run_fixtures};
+use pi_native_hooks_policy::{SnapshotStatus, TestReport, run_fixtures};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
@@ -127,7 +127,7 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
         first.files[0]
             .cases
             .iter()
-            .all(pi_native_hooks_policy::testing::CaseReport::passed),
+            .all(pi_native_hooks_policy::CaseReport::passed),
         "{}",
         describe(&first)
     );
@@ -285,7 +285,7 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
 fn the_committed_fixture_schema_is_current() {
     // Regenerate with PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1 after changing the fixture types.
     let path = checkout().join("schemas/policy-fixture.schema.json");
-    let generated = pi_native_hooks_policy::testing::fixture_schema();
+    let generated = pi_native_hooks_policy::fixture_schema();
     if std::env::var_os("PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS").is_some() {
         fs::write(&path, &generated).unwrap();
     }
@@ -298,7 +298,7 @@ fn the_committed_fixture_schema_is_current() {
     // The schema describes the fixture shape, and `init` ships exactly the committed file.
     let schema: serde_json::Value = serde_json::from_str(&committed).unwrap();
     assert_eq!(schema["required"], serde_json::json!(["policy", "cases"]));
-    assert_eq!(pi_native_hooks_policy::builtin::FIXTURE_SCHEMA.1, committed);
+    assert_eq!(pi_native_hooks_policy::FIXTURE_SCHEMA.1, committed);
 }
 
 #[test]

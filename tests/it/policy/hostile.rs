@@ -15,9 +15,9 @@ use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
 use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_policy::MAX_MESSAGE_BYTES;
+use pi_native_hooks_policy::PolicySource;
 use pi_native_hooks_policy::budget;
-use pi_native_hooks_policy::failure::MAX_MESSAGE_BYTES;
-use pi_native_hooks_policy::source::PolicySource;
 use pi_native_hooks_policy::{
     AffectsOptions, DiagnosticRun, FailureReason, PolicyFailure, PolicyRegistry, ProblemReason,
     RegistrySource, RunError, Sandbox, SandboxLimits,

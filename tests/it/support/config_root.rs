@@ -2,8 +2,8 @@
 //! makes one, so it passes the trust checks: the root and every directory created below it 0700,
 //! every file 0600.
 
+use pi_native_hooks_policy::InitPlan;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::init::InitPlan;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -666,7 +666,7 @@ pub fn real_with(
 ) -> (WaveCoordinator, ScanLog) {
     use pi_native_hooks_analysis::{Analyzer, ScanLimits, rules::load_source};
     use pi_native_hooks_config::ConfigSource;
-    use pi_native_hooks_policy::source::builtin_sources;
+    use pi_native_hooks_policy::builtin_sources;
     use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox, SandboxLimits};
     use pi_native_hooks_wave::{AnalysisCoordinator, GitWorkspace, WaveConfig};
 

@@ -2,10 +2,10 @@
 //! policy on valid and invalid inputs and report pass, noisy (fires on valid input) or missing
 //! (silent on invalid input), plus a snapshot of the rendered results that `--update` rewrites.
 
-pub mod fixture;
-pub mod frame;
-pub mod render;
-pub mod runner;
+mod fixture;
+mod frame;
+mod render;
+mod runner;
 
 pub use fixture::{
     ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, FixtureSyntaxError, SourceFile,

@@ -1,8 +1,8 @@
 //! The text of a fixture snapshot: each case's diagnostics or required commands, rendered the
 //! way the agent reads them.
 
-use crate::diagnostic::PolicyDiagnostic;
 use crate::run::AffectedRequirement;
+use crate::run::diagnostic::PolicyDiagnostic;
 use std::fmt::Write;
 
 /// The snapshot's first line.

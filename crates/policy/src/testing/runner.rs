@@ -5,11 +5,11 @@
 use super::fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile};
 use super::frame::code_frame;
 use super::render;
-use crate::contract::PolicySpec;
-use crate::diagnostic::PolicyDiagnostic;
-use crate::failure::{FailureReason, PolicyFailure, PolicyProblem, ProblemReason};
+use crate::registry::contract::PolicySpec;
+use crate::registry::failure::{FailureReason, PolicyFailure, PolicyProblem, ProblemReason};
 use crate::registry::{LoadedPolicy, PolicyRegistry};
 use crate::run::AffectedRequirement;
+use crate::run::diagnostic::PolicyDiagnostic;
 use crate::sandbox::RunError;
 use pi_native_hooks_analysis::{AnalysisSnapshot, Analyzer};
 use pi_native_hooks_base::cancel::CancelToken;

@@ -4,8 +4,8 @@
 //! undecided when the evaluation's time budget ([`AFFECTS_BUDGET`]) runs out. Answers are cached
 //! per (policy digest, function, path), so repeated waves over the same paths run no predicate.
 
-use super::project::ProjectMatch;
-use super::requirement::RequirementKey;
+use crate::gate::requirement::RequirementKey;
+use crate::project::ProjectMatch;
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_base::paths::RepoPath;
@@ -188,7 +188,7 @@ fn within(paths: &[String], dir: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_native_hooks_policy::source::PolicySource;
+    use pi_native_hooks_policy::PolicySource;
     use pi_native_hooks_policy::{RegistrySource, Sandbox, SandboxLimits};
     use std::sync::Arc;
     use std::time::Duration;

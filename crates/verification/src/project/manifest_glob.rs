@@ -6,7 +6,7 @@
 
 use globset::{GlobBuilder, GlobMatcher};
 use pi_native_hooks_base::paths::RepoPath;
-use pi_native_hooks_policy::contract::unsafe_command_char;
+use pi_native_hooks_policy::unsafe_command_char;
 use std::path::Path;
 
 /// The most projects one glob may match; past it the others are named as not matched.

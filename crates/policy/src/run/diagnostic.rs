@@ -1,8 +1,8 @@
 //! Diagnostics produced by policies: the shape `evaluate(snapshot)` must return and its checked
 //! conversion into [`PolicyDiagnostic`].
 
-use super::contract::DiagnosticSpec;
-use super::view::{FindingView, SnapshotView};
+use crate::registry::contract::DiagnosticSpec;
+use crate::sandbox::view::{FindingView, SnapshotView};
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_base::ids::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString, Map};
@@ -171,7 +171,7 @@ pub enum ResultProblem {
 }
 
 /// Converts what `evaluate` returned into diagnostics, or explains what is malformed.
-pub(super) fn from_result(
+pub(crate) fn from_result(
     value: Dynamic,
     policy: &str,
     spec: &DiagnosticSpec,

@@ -11,7 +11,7 @@
 //! position of its "system" errors at every function boundary (so a limit hit inside a policy
 //! would be reported without a line), but keeps the position of a thrown value.
 
-use super::limits::SandboxLimits;
+use crate::sandbox::limits::SandboxLimits;
 use rhai::{Array, Dynamic, Engine, EvalAltResult, INT, ImmutableString, Position};
 
 type Checked<T> = Result<T, Box<EvalAltResult>>;
@@ -19,12 +19,12 @@ type Checked<T> = Result<T, Box<EvalAltResult>>;
 /// A limit the host refused to let a call cross, raised as a thrown value so it keeps its line;
 /// the sandbox reports it as [`RunError::Limit`](super::RunError::Limit) with this name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct LimitHit(pub(super) &'static str);
+pub(crate) struct LimitHit(pub(crate) &'static str);
 
 /// The error that stops a call at `limit`; Rhai fills in the position of the failing call.
 // Rhai's native functions return `Box<EvalAltResult>` errors; this builds one.
 #[allow(clippy::unnecessary_box_returns)]
-pub(super) fn limit_hit(limit: &'static str) -> Box<EvalAltResult> {
+pub(crate) fn limit_hit(limit: &'static str) -> Box<EvalAltResult> {
     Box::new(EvalAltResult::ErrorRuntime(
         Dynamic::from(LimitHit(limit)),
         Position::NONE,
@@ -55,7 +55,7 @@ fn segments(segments: INT) -> usize {
 }
 
 /// Registers the checked functions on `engine`, with the array and string limits of `limits`.
-pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
+pub(crate) fn register(engine: &mut Engine, limits: &SandboxLimits) {
     register_split(engine, limits.max_array_size);
     register_split_rev(engine, limits.max_array_size);
     register_replace(engine, limits.max_string_size);

@@ -3,8 +3,8 @@
 //! shown to users ([`RequirementState`]). Transitions that only depend on the requirement live
 //! here; the gate decides when they happen.
 
-use super::evidence::{Evidence, FailedRun, Rejection};
-use super::project::ProjectIdentity;
+use crate::evidence::{Evidence, FailedRun, Rejection};
+use crate::project::ProjectIdentity;
 use pi_native_hooks_base::ids::{CallId, PolicyId};
 use pi_native_hooks_base::paths::RepoPath;
 use pi_native_hooks_policy::RequirementDigest;

@@ -18,7 +18,7 @@
 //! script cannot be split into functions (the lexer reports an error the compiler did not), the
 //! whole policy text stands in for the predicate: any edit of that policy changes its digests.
 
-use super::contract::{ProjectSpec, Requirement, VerificationSpec};
+use crate::registry::contract::{ProjectSpec, Requirement, VerificationSpec};
 use rhai::{AST, Engine, Token};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -84,7 +84,7 @@ struct ScriptFunction {
 /// The digest of every requirement of the verification policy `id` (whose text is `source`,
 /// compiled to `ast`, and whose contract is `spec`), by requirement id. `engine` is the engine
 /// the policy compiled in, so the lexer reads the script as the compiler did.
-pub(super) fn requirement_digests(
+pub(crate) fn requirement_digests(
     engine: &Engine,
     ast: &AST,
     id: &str,
@@ -289,7 +289,7 @@ mod tests {
 #[cfg(test)]
 mod requirement_tests {
     use super::{RequirementDigest, requirement_digests, script_functions};
-    use crate::contract::{PolicySpec, read_contract};
+    use crate::registry::contract::{PolicySpec, read_contract};
     use crate::sandbox::Sandbox;
     use std::collections::BTreeMap;
 

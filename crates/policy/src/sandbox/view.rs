@@ -1,5 +1,5 @@
 //! The read-only views a diagnostic policy sees: `Snapshot` and `Finding`, registered as Rhai types
-//! with getters only (by [`super::rhai_api`]). Each holds the wave's `Arc<AnalysisSnapshot>` (plus an index), so findings
+//! with getters only (by [`crate::sandbox::rhai_api`]). Each holds the wave's `Arc<AnalysisSnapshot>` (plus an index), so findings
 //! are shared by every policy and never copied into Rhai maps.
 
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
@@ -11,8 +11,8 @@ use std::sync::Arc;
 /// rules the policy declared in `RULES`.
 #[derive(Clone, Debug)]
 pub struct SnapshotView {
-    pub(super) snapshot: Arc<AnalysisSnapshot>,
-    pub(super) selected: Arc<[usize]>,
+    pub(crate) snapshot: Arc<AnalysisSnapshot>,
+    pub(crate) selected: Arc<[usize]>,
 }
 
 impl SnapshotView {
@@ -28,11 +28,6 @@ impl SnapshotView {
         Self { snapshot, selected }
     }
 
-    /// How many findings the policy sees.
-    pub fn len(&self) -> usize {
-        self.selected.len()
-    }
-
     /// True when the policy sees no finding.
     pub fn is_empty(&self) -> bool {
         self.selected.is_empty()
@@ -43,14 +38,14 @@ impl SnapshotView {
         &self.snapshot
     }
 
-    pub(super) fn views(&self) -> impl Iterator<Item = FindingView> + '_ {
+    pub(crate) fn views(&self) -> impl Iterator<Item = FindingView> + '_ {
         self.selected.iter().map(|&index| FindingView {
             snapshot: Arc::clone(&self.snapshot),
             index,
         })
     }
 
-    pub(super) fn findings(&mut self) -> Array {
+    pub(crate) fn findings(&mut self) -> Array {
         self.views().map(Dynamic::from).collect()
     }
 }
@@ -70,6 +65,6 @@ impl FindingView {
 }
 
 /// A zero-based position as the 1-based integer policies see.
-pub(super) fn one_based(value: usize) -> INT {
+pub(crate) fn one_based(value: usize) -> INT {
     INT::try_from(value).map_or(INT::MAX, |v| v.saturating_add(1))
 }

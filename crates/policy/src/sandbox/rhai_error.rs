@@ -12,13 +12,13 @@
 //! getters [`rhai_api::PROPERTIES`] lists. Properties of maps are not checked: Rhai returns `()`
 //! for a missing map key.
 
-use super::rhai_api;
+use crate::sandbox::rhai_api;
 use pi_native_hooks_base::suggest::{closest, did_you_mean};
 use rhai::{Engine, EvalAltResult, ParseErrorType, Position, Token};
 use std::fmt::Write as _;
 
 /// A 1-based line and column in a policy file.
-pub(super) type LineColumn = (Option<usize>, Option<u32>);
+pub(crate) type LineColumn = (Option<usize>, Option<u32>);
 
 fn line_column(position: Position) -> LineColumn {
     (
@@ -29,7 +29,7 @@ fn line_column(position: Position) -> LineColumn {
 
 /// Where a compile error is: just after the previous token for a missing token, Rhai's position
 /// otherwise.
-pub(super) fn compile_position(
+pub(crate) fn compile_position(
     engine: &Engine,
     source: &str,
     error: &ParseErrorType,
@@ -66,7 +66,7 @@ pub(super) fn compile_position(
 }
 
 /// The did-you-mean suffix for a compile error (empty when there is none).
-pub(super) fn compile_hint(engine: &Engine, source: &str, error: &ParseErrorType) -> String {
+pub(crate) fn compile_hint(engine: &Engine, source: &str, error: &ParseErrorType) -> String {
     match error {
         ParseErrorType::VariableUndefined(name) => {
             let all = tokens(engine, source);
@@ -88,7 +88,7 @@ pub(super) fn compile_hint(engine: &Engine, source: &str, error: &ParseErrorType
 }
 
 /// The did-you-mean suffix for a run-time error (empty when there is none).
-pub(super) fn runtime_hint(error: &EvalAltResult) -> String {
+pub(crate) fn runtime_hint(error: &EvalAltResult) -> String {
     match error {
         EvalAltResult::ErrorDotExpr(message, _) => {
             unknown_property(message).map_or_else(String::new, |(property, type_name)| {
@@ -105,7 +105,7 @@ pub(super) fn runtime_hint(error: &EvalAltResult) -> String {
 
 /// Rhai's message without the ` (line N, position M)` it appends when the error has a position:
 /// the position is reported in its own fields.
-pub(super) fn without_position(message: String, position: Position) -> String {
+pub(crate) fn without_position(message: String, position: Position) -> String {
     if position.is_none() {
         return message;
     }

@@ -3,25 +3,32 @@
 //! binding calls — restore, reload, observe a wave, waive, settle — each applying the rules of the
 //! sibling modules in order.
 
-use super::evidence::{
+pub(crate) mod observation;
+pub(crate) mod reconcile;
+pub(crate) mod record;
+pub(crate) mod relevance;
+pub(crate) mod requirement;
+pub(crate) mod time;
+
+use crate::evidence::{
     Evidence, FailedRun, Rejection, RejectionReason, Verdict, invocation, judge, may_be_a_run,
     near_miss, shell_command,
 };
-use super::observation::{ObservedCall, ObservedChanges, WaveObservation};
-use super::project::{ProjectMatch, match_projects};
-use super::reconcile::reconcile;
-use super::record::{Baseline, Drift, WorkspaceObservation};
-use super::relevance::{Relevance, relevance};
-use super::requirement::{RequirementKey, Standing, TrackedRequirement};
-use super::settle::{
+use crate::project::{ProjectMatch, match_projects};
+use crate::settle::{
     CapState, DEFAULT_CONTINUATION_CAP, MessageContext, OutstandingCheck, SettleDecision,
 };
-use super::time::Timestamp;
-use super::waiver::{WaivedRequirement, Waiver, WaiverError, WaiverRequest};
+use crate::waiver::{WaivedRequirement, Waiver, WaiverError, WaiverRequest};
+use observation::{ObservedCall, ObservedChanges, WaveObservation};
 use pi_native_hooks_policy::PolicyRegistry;
+use reconcile::reconcile;
+use record::{Baseline, Drift, WorkspaceObservation};
+use relevance::{Relevance, relevance};
+use requirement::{RequirementKey, Standing, TrackedRequirement};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use time::Timestamp;
 
 /// How a gate is set up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -346,7 +353,7 @@ impl VerificationGate {
     }
 
     /// Judges `call` for every requirement whose exact command it ran, and records a near miss
-    /// of the others ([`super::evidence::near_miss`]) as their last rejected run. Adds to `verified_writes`
+    /// of the others ([`crate::evidence::near_miss`]) as their last rejected run. Adds to `verified_writes`
     /// each requirement the call was an accepted run of, armed or not: the wave's own changes
     /// are its verified state.
     fn judge_call(

@@ -4,8 +4,8 @@
 //! `/hooks-status` and `/hooks-doctor` word it — and whether root and projects together are
 //! healthy, and if not, why.
 
-use super::project::{MatchedPolicy, ProjectProblem, match_projects};
-use super::requirement::RequirementKey;
+use crate::gate::requirement::RequirementKey;
+use crate::project::{MatchedPolicy, ProjectProblem, match_projects};
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_base::paths::relative_to;
 use pi_native_hooks_base::text::Escaped;

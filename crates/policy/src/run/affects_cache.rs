@@ -32,7 +32,7 @@ fn key(digest: &str, function: &str, path: &str) -> String {
 }
 
 /// The cached answer of `function` of the policy with `digest` for `path`.
-pub(super) fn get(digest: &str, function: &str, path: &str) -> Option<bool> {
+pub(crate) fn get(digest: &str, function: &str, path: &str) -> Option<bool> {
     if path.len() > MAX_PATH_BYTES {
         return None;
     }
@@ -43,7 +43,7 @@ pub(super) fn get(digest: &str, function: &str, path: &str) -> Option<bool> {
 }
 
 /// Remembers `answer`, forgetting the oldest answers beyond the bounds.
-pub(super) fn put(digest: &str, function: &str, path: &str, answer: bool) {
+pub(crate) fn put(digest: &str, function: &str, path: &str, answer: bool) {
     if path.len() > MAX_PATH_BYTES {
         return;
     }

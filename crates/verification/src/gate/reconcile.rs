@@ -6,8 +6,8 @@
 //! another requirement) leaves it as it was. Inactive requirements without a policy are dropped:
 //! there is nothing to clear.
 
-use super::project::ProjectMatch;
-use super::requirement::{RequirementKey, TrackedRequirement};
+use crate::gate::requirement::{RequirementKey, TrackedRequirement};
+use crate::project::ProjectMatch;
 use pi_native_hooks_policy::{PolicyRegistry, PolicySpec, RequirementDigest};
 use std::collections::BTreeMap;
 

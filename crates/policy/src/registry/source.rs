@@ -2,7 +2,7 @@
 //! children ending in `.rhai`, each opened relative to the checked directory) or the built-in
 //! pack.
 
-use super::builtin;
+use crate::builtin;
 use pi_native_hooks_config::trust::{TrustError, TrustedDir, escape_name};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -4,13 +4,17 @@
 //! on every operation, a memory budget per call, cancellation, `print`/`debug` captured in memory
 //! with a byte cap, a stack of known size, truncated error messages, and panics contained.
 
-use super::budget;
-use super::diagnostic::DiagnosticValue;
-pub use super::limits::SandboxLimits;
-use super::limits::{MAX_MESSAGE_BYTES, bounded};
-use super::natives::{LimitHit, limit_hit};
-use super::rhai_api;
-use super::rhai_error;
+pub mod budget;
+pub(crate) mod limits;
+pub(crate) mod natives;
+pub(crate) mod rhai_api;
+pub(crate) mod rhai_error;
+pub(crate) mod view;
+
+use crate::run::diagnostic::DiagnosticValue;
+pub use limits::SandboxLimits;
+use limits::{MAX_MESSAGE_BYTES, bounded};
+use natives::{LimitHit, limit_hit};
 use pi_native_hooks_base::cancel::CancelToken;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
@@ -291,7 +295,7 @@ impl Sandbox {
     }
 
     /// The engine, for reading a script as it compiles (its lexer); never for running code.
-    pub(super) fn engine(&self) -> &Engine {
+    pub(crate) fn engine(&self) -> &Engine {
         &self.engine
     }
 

@@ -3,13 +3,17 @@
 //! evaluation and cached per (policy digest, function, path). A failing policy is reported and
 //! its siblings still run; failure messages are truncated.
 
-use super::affects_cache;
-use super::contract::{PolicySpec, ProjectSpec, Requirement, VerificationSpec};
-use super::diagnostic::{PolicyDiagnostic, from_result};
-use super::failure::{FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog, bounded};
-use super::registry::{LoadedPolicy, PolicyRegistry};
-use super::sandbox::{CallOutput, RunError};
-use super::view::SnapshotView;
+pub(crate) mod affects_cache;
+pub(crate) mod diagnostic;
+
+use crate::registry::contract::{PolicySpec, ProjectSpec, Requirement, VerificationSpec};
+use crate::registry::failure::{
+    FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog, bounded,
+};
+use crate::registry::{LoadedPolicy, PolicyRegistry};
+use crate::sandbox::view::SnapshotView;
+use crate::sandbox::{CallOutput, RunError};
+use diagnostic::{PolicyDiagnostic, from_result};
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::ids::{PolicyId, RuleId};

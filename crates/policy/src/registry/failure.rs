@@ -2,9 +2,9 @@
 //! contract, duplicate id) and at run time ([`PolicyFailure`]: throws, times out, exceeds a limit,
 //! returns a malformed result). Both name the file; siblings are never affected.
 
-use super::contract::ContractError;
-pub use super::limits::{MAX_MESSAGE_BYTES, bounded};
-use super::sandbox::RunError;
+use crate::registry::contract::ContractError;
+use crate::sandbox::RunError;
+pub use crate::sandbox::limits::{MAX_MESSAGE_BYTES, bounded};
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_config::trust::TrustError;
 use std::fmt;

@@ -2,7 +2,7 @@
 //! statements, read from the syntax tree without running code, and its structural validation.
 //! Every problem names the line it was found on.
 
-use super::literal::{self, Literal, Value};
+use crate::registry::literal::{self, Literal, Value};
 use pi_native_hooks_analysis::AnalyzerKey;
 use pi_native_hooks_base::ids::{PolicyId, RuleId};
 use rhai::{AST, ASTFlags, Stmt};

@@ -5,14 +5,14 @@ use rhai::{Dynamic, Expr};
 
 /// A literal value and the 1-based line it starts on (0 when Rhai gives no position).
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Literal {
+pub(crate) struct Literal {
     pub line: usize,
     pub value: Value,
 }
 
 /// The shapes a policy constant can take.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum Value {
+pub(crate) enum Value {
     Str(String),
     Int(i64),
     Bool(bool),
@@ -38,7 +38,7 @@ impl Value {
 }
 
 /// Reads `expr` as a literal, or returns the line of the first part that is not one.
-pub(super) fn read(expr: &Expr) -> Result<Literal, usize> {
+pub(crate) fn read(expr: &Expr) -> Result<Literal, usize> {
     let line = expr.position().line().unwrap_or(0);
     let value = match expr {
         Expr::StringConstant(text, _) => Value::Str(text.to_string()),

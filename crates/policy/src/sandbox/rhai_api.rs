@@ -2,15 +2,15 @@
 //! read-only `Snapshot` and `Finding` views (getters, `to_string`, `report`, `to_diagnostic`), the
 //! `Diagnostic` type they produce, and the checked natives that replace Rhai's unbounded ones.
 
-use super::diagnostic::DiagnosticValue;
-use super::limits::SandboxLimits;
-use super::natives;
-use super::view::{FindingView, SnapshotView, one_based};
+use crate::run::diagnostic::DiagnosticValue;
+use crate::sandbox::limits::SandboxLimits;
+use crate::sandbox::natives;
+use crate::sandbox::view::{FindingView, SnapshotView, one_based};
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
 /// The getters of each type a policy reads, by the type's script name: what an unknown property
 /// is compared with for a did-you-mean. A test checks each one against the registered getters.
-pub(super) const PROPERTIES: &[(&str, &[&str])] = &[
+pub(crate) const PROPERTIES: &[(&str, &[&str])] = &[
     ("Snapshot", &["findings", "analyzer", "paths", "complete"]),
     (
         "Finding",
@@ -34,7 +34,7 @@ fn text(value: &str) -> ImmutableString {
 }
 
 /// Registers the policy API on `engine`, the natives bounded by `limits`.
-pub(super) fn register(engine: &mut Engine, limits: &SandboxLimits) {
+pub(crate) fn register(engine: &mut Engine, limits: &SandboxLimits) {
     register_views(engine);
     natives::register(engine, limits);
 }
@@ -137,7 +137,7 @@ fn register_views(engine: &mut Engine) {
 mod tests {
     use super::PROPERTIES;
     use crate::Sandbox;
-    use crate::view::SnapshotView;
+    use crate::sandbox::view::SnapshotView;
     use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
     use pi_native_hooks_base::cancel::CancelToken;
     use std::sync::Arc;

@@ -2,15 +2,21 @@
 //! validated, with the files that failed and why, the digest of what was read, and reloads that
 //! report a previously loaded policy that now fails as degraded.
 
-use super::contract::{DiagnosticSpec, PolicyContract, PolicySpec, read_contract};
-use super::digest::{RequirementDigest, registry_digest, requirement_digests};
-use super::failure::{PolicyProblem, ProblemReason};
-use super::sandbox::Sandbox;
-use super::source::{PolicySource, RootPolicies, builtin_sources, read_root};
+pub(crate) mod contract;
+pub(crate) mod digest;
+pub(crate) mod failure;
+pub(crate) mod literal;
+pub(crate) mod source;
+
+use crate::sandbox::Sandbox;
+use contract::{DiagnosticSpec, PolicyContract, PolicySpec, read_contract};
+use digest::{RequirementDigest, registry_digest, requirement_digests};
+use failure::{PolicyProblem, ProblemReason};
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_config::AnalyzerKey;
 use pi_native_hooks_config::trust::TrustError;
 use rhai::AST;
+use source::{PolicySource, RootPolicies, builtin_sources, read_root};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,9 +55,9 @@ pub struct LoadedPolicy {
     pub path: PathBuf,
     /// The validated metadata.
     pub contract: PolicyContract,
-    pub(super) ast: Arc<AST>,
+    pub(crate) ast: Arc<AST>,
     /// SHA-256 of the policy text: what the `affects` cache is keyed by.
-    pub(super) digest: Arc<str>,
+    pub(crate) digest: Arc<str>,
     /// A verification policy's requirements by id, with what defines each (empty for a
     /// diagnostic policy).
     requirement_digests: BTreeMap<String, RequirementDigest>,
@@ -68,7 +74,7 @@ impl LoadedPolicy {
 #[derive(Clone, Debug)]
 pub struct PolicyRegistry {
     source: RegistrySource,
-    pub(super) sandbox: Arc<Sandbox>,
+    pub(crate) sandbox: Arc<Sandbox>,
     policies: Vec<LoadedPolicy>,
     problems: Vec<PolicyProblem>,
     files: Vec<(String, String)>,

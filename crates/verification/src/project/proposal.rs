@@ -11,8 +11,8 @@
 //! project's name is user input written into Rhai source: it is written as an escaped string
 //! literal, and the policy's id keeps only lowercase letters, digits and `-`.
 
-use super::manifest::read_manifest;
-use pi_native_hooks_policy::init::InitPlan;
+use crate::project::manifest::read_manifest;
+use pi_native_hooks_policy::InitPlan;
 use pi_native_hooks_workspace::{WorkspaceKind, probe};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -334,8 +334,8 @@ fn render(id: &str, manifest: &str, project: &str, requirements: &[Requirement])
 mod tests {
     use super::*;
     use pi_native_hooks_policy::PolicyRegistry;
+    use pi_native_hooks_policy::PolicySource;
     use pi_native_hooks_policy::RegistrySource;
-    use pi_native_hooks_policy::source::PolicySource;
     use std::sync::Arc;
 
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -3,7 +3,7 @@
 //! outcome. Plain serde data, so the wave coordinator, the Rust binding or a JSON caller can all
 //! build it.
 
-use super::record::WorkspaceObservation;
+use crate::gate::record::WorkspaceObservation;
 use pi_native_hooks_base::ids::CallId;
 use pi_native_hooks_workspace::ChangeSet;
 use serde::{Deserialize, Serialize};

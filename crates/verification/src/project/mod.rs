@@ -3,11 +3,16 @@
 //! when the manifest in its directory (the git root when it names none) declares that name,
 //! wherever in the repository the session started; several policies may match one project. A
 //! policy with a glob of manifests (`PROJECT = #{manifests, name}`) applies once per manifest the
-//! glob matches ([`super::manifest_glob`]) that declares its name (any name without one): each
+//! glob matches ([`manifest_glob`]) that declares its name (any name without one): each
 //! match is a project instance with its own requirements, keyed by its directory.
 
-use super::manifest::{ManifestError, manifest_name};
-use super::manifest_glob::{GlobSkip, match_manifests};
+pub(crate) mod doctor;
+pub(crate) mod manifest;
+pub(crate) mod manifest_glob;
+pub(crate) mod proposal;
+
+use manifest::{ManifestError, manifest_name};
+use manifest_glob::{GlobSkip, match_manifests};
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_base::paths::RepoPath;
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
