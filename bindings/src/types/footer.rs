@@ -1,6 +1,6 @@
 use super::status::ConfigSource;
 use napi_derive::napi;
-use pi_native_hooks_session::status::ConfigHealth;
+use pi_native_hooks_session::ConfigHealth;
 use pi_native_hooks_session::{FooterSummary, footer};
 
 /// The footer (`ctx.ui.setStatus`): its line and the data behind it.

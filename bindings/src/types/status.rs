@@ -6,7 +6,7 @@
 use napi_derive::napi;
 use pi_native_hooks_analysis::TreeCacheStats;
 use pi_native_hooks_session as engine;
-use pi_native_hooks_session::status as model;
+
 use pi_native_hooks_verification as verification;
 use pi_native_hooks_wave as wave;
 
@@ -69,8 +69,8 @@ pub struct HooksStatus {
     pub state_warnings: Vec<String>,
 }
 
-impl From<model::HooksStatus> for HooksStatus {
-    fn from(hooks: model::HooksStatus) -> Self {
+impl From<engine::HooksStatus> for HooksStatus {
+    fn from(hooks: engine::HooksStatus) -> Self {
         HooksStatus {
             config: hooks.config.into(),
             settings: hooks.settings.into(),
@@ -114,13 +114,13 @@ pub struct ConfigStatus {
     pub load_errors: Vec<PolicyLoadError>,
 }
 
-impl From<model::ConfigStatus> for ConfigStatus {
-    fn from(config: model::ConfigStatus) -> Self {
+impl From<engine::ConfigStatus> for ConfigStatus {
+    fn from(config: engine::ConfigStatus) -> Self {
         let (source, root, trust_error) = match config.health {
-            model::ConfigHealth::Active { root } => (ConfigSource::Active, Some(root), None),
-            model::ConfigHealth::Builtin => (ConfigSource::Builtin, None, None),
-            model::ConfigHealth::Absent { root } => (ConfigSource::Absent, Some(root), None),
-            model::ConfigHealth::Untrusted { root, error } => {
+            engine::ConfigHealth::Active { root } => (ConfigSource::Active, Some(root), None),
+            engine::ConfigHealth::Builtin => (ConfigSource::Builtin, None, None),
+            engine::ConfigHealth::Absent { root } => (ConfigSource::Absent, Some(root), None),
+            engine::ConfigHealth::Untrusted { root, error } => {
                 (ConfigSource::Untrusted, Some(root), Some(error))
             }
         };
@@ -162,8 +162,8 @@ pub struct SettingsStatus {
     pub problems: Vec<String>,
 }
 
-impl From<model::SettingsStatus> for SettingsStatus {
-    fn from(settings: model::SettingsStatus) -> Self {
+impl From<engine::SettingsStatus> for SettingsStatus {
+    fn from(settings: engine::SettingsStatus) -> Self {
         // The bounds of the settings keep both limits far below `u32::MAX`.
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         SettingsStatus {
@@ -219,8 +219,8 @@ pub struct PolicyStatus {
     pub digest: String,
 }
 
-impl From<model::PolicyStatus> for PolicyStatus {
-    fn from(policy: model::PolicyStatus) -> Self {
+impl From<engine::PolicyStatus> for PolicyStatus {
+    fn from(policy: engine::PolicyStatus) -> Self {
         PolicyStatus {
             id: policy.id.into(),
             kind: match policy.kind {
@@ -244,8 +244,8 @@ pub struct PolicyLoadError {
     pub degraded_from: Option<String>,
 }
 
-impl From<model::PolicyLoadError> for PolicyLoadError {
-    fn from(error: model::PolicyLoadError) -> Self {
+impl From<engine::PolicyLoadError> for PolicyLoadError {
+    fn from(error: engine::PolicyLoadError) -> Self {
         PolicyLoadError {
             path: error.path.display().to_string(),
             message: error.message,
@@ -271,8 +271,8 @@ pub struct VerificationStatus {
     pub gate: GateStatus,
 }
 
-impl From<model::VerificationStatus> for VerificationStatus {
-    fn from(status: model::VerificationStatus) -> Self {
+impl From<engine::VerificationStatus> for VerificationStatus {
+    fn from(status: engine::VerificationStatus) -> Self {
         VerificationStatus {
             project_root: status.project_root.map(|root| root.display().to_string()),
             projects: status
@@ -415,8 +415,8 @@ pub struct RequirementStatus {
     pub detached: Option<String>,
 }
 
-impl From<model::RequirementStatus> for RequirementStatus {
-    fn from(status: model::RequirementStatus) -> Self {
+impl From<engine::RequirementStatus> for RequirementStatus {
+    fn from(status: engine::RequirementStatus) -> Self {
         RequirementStatus {
             key: RequirementKey {
                 policy: status.key.policy.into(),
@@ -592,8 +592,8 @@ pub struct NotAnalyzedFile {
     pub reason: String,
 }
 
-impl From<model::AnalyzerStatus> for AnalyzerStatus {
-    fn from(status: model::AnalyzerStatus) -> Self {
+impl From<engine::AnalyzerStatus> for AnalyzerStatus {
+    fn from(status: engine::AnalyzerStatus) -> Self {
         AnalyzerStatus {
             key: status.key.to_string(),
             runs: num(status.runs),

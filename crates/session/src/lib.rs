@@ -15,26 +15,28 @@
 //! disk, so the binding may call them on Node's main thread.
 //!
 //! Files: `options` (how a session is set up), `state` (the session and whether it observes
-//! waves), `open` (loading the config root), `events` (tool events), `verifier` (the gate, what
-//! it publishes, one operation at a time), `verify` (the gate's operations and bounded waits),
-//! `observe` (finished wave → gate input), `reload` (`/reload`: the config root read again, the
-//! gate carried over), `report` (the status model, footer and text). This
-//! file only declares and re-exports: every other file depends on `state`, none on this one.
+//! waves), `open` (loading the config root), `events` (tool events), `gate/` (`worker`: the gate,
+//! what it publishes, one operation at a time; `calls`: the gate's operations and bounded waits;
+//! `observe`: finished wave → gate input), `reload` (`/reload`: the config root read again, the
+//! gate carried over), `status/` (the engine's status model; `report`: the session's status,
+//! footer and text). This file only declares and re-exports: every other file depends on `state`, none on this one.
 
 mod events;
-mod observe;
+mod gate;
 mod open;
 mod options;
 mod reload;
-mod report;
 mod state;
-pub mod status;
-mod verifier;
-mod verify;
+mod status;
 
-pub use observe::observe;
+pub use gate::calls::{RestoreOutcome, SettleOutcome, WaiverOutcome};
+pub use gate::observe::observe;
 pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
 pub use reload::ReloadError;
-pub use report::{FooterSummary, SessionReport, footer, render_status};
 pub use state::{IdleReason, Session, SessionSetupError};
-pub use verify::{RestoreOutcome, SettleOutcome, WaiverOutcome};
+pub use status::report::{FooterSummary, SessionReport, footer, render_status};
+pub use status::{
+    AnalyzerStatus, ConfigHealth, ConfigStatus, GateStatus, HooksStatus, MatchedProject,
+    PolicyLoadError, PolicyStatus, RequirementStatus, SettingsStatus, ShellToolStatus,
+    VerificationStatus, WaiverStatus, WorkspaceStatus,
+};

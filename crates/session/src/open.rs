@@ -8,7 +8,7 @@
 
 use super::options::SessionOptions;
 use super::state::{IdleReason, Session, SessionSetupError, SessionState};
-use super::verifier::{GateState, Verifier};
+use crate::gate::worker::{GateState, Verifier};
 use crate::status::ConfigStatus;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::Settings;

@@ -15,7 +15,7 @@
 
 use super::open::gate_config;
 use super::state::Session;
-use super::verifier::GateState;
+use crate::gate::worker::GateState;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsProblem};
 use pi_native_hooks_setup::LoadedConfig;

@@ -4,7 +4,7 @@
 //! gate side ([`Verifier`]) and the options.
 
 use super::options::SessionOptions;
-use super::verifier::Verifier;
+use crate::gate::worker::Verifier;
 use crate::status::ConfigStatus;
 use pi_native_hooks_analysis::{AnalyzerError, RuleError};
 use pi_native_hooks_config::settings::{LoadedSettings, Settings};

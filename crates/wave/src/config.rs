@@ -1,7 +1,7 @@
 //! Owns the wave coordinator's settings: the timeout that bounds every wait, the tool catalog,
 //! the render limits and how much history the status keeps.
 
-use super::tools::ToolCatalog;
+use crate::tracker::tools::ToolCatalog;
 use pi_native_hooks_config::settings::Settings;
 use pi_native_hooks_delivery::RenderLimits;
 use std::time::Duration;

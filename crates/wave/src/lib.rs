@@ -21,34 +21,25 @@
 //! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
 //! failures, totals).
 
-mod analysis;
-mod carrier;
 mod config;
 mod coordinator;
 mod event;
-mod finished;
 mod pipeline;
-mod plan;
-mod prior;
-mod report;
-mod runtime;
-mod snapshots;
-mod tools;
 mod tracker;
 
-pub use analysis::{
-    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
-    WaveAnalysis, WaveAnalyzer, analyzer_policy_id, unreported_diagnostics,
-};
 pub use config::WaveConfig;
+pub use coordinator::report::{
+    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
+    WaveTotals,
+};
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
 pub use event::{
     AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent, ToolResult,
 };
-pub use finished::{CallResult, FinishedCall, FinishedWave};
-pub use report::{
-    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
-    WaveTotals,
+pub use pipeline::analysis::{
+    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
+    WaveAnalysis, WaveAnalyzer, analyzer_policy_id, unreported_diagnostics,
 };
-pub use snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};
-pub use tools::{ToolCatalog, ToolClass};
+pub use pipeline::finished::{CallResult, FinishedCall, FinishedWave};
+pub use pipeline::snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};
+pub use tracker::tools::{ToolCatalog, ToolClass};

@@ -4,7 +4,7 @@
 use crate::support::gate::{DEMO_POLICY, Session, exit, success};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_config::settings::{LoadedSettings, Settings};
-use pi_native_hooks_session::status::{
+use pi_native_hooks_session::{
     ConfigHealth, ConfigStatus, HooksStatus, SettingsStatus, VerificationStatus,
 };
 use pi_native_hooks_verification::{RequirementState, SettleDecision};

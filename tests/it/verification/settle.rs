@@ -3,7 +3,7 @@
 use crate::support::gate::{Session, bash, continuation_text, exit, success};
 use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, TestRepo};
-use pi_native_hooks_session::status::VerificationStatus;
+use pi_native_hooks_session::VerificationStatus;
 use pi_native_hooks_verification::{RequirementState, SettleDecision, VERIFICATION_MESSAGE_TYPE};
 
 #[test]

@@ -2,7 +2,7 @@
 //! outstanding at its revision, never shown as a pass, and expiring at the next relevant change.
 
 use crate::support::gate::{Session, continuation_text, success};
-use pi_native_hooks_session::status::VerificationStatus;
+use pi_native_hooks_session::VerificationStatus;
 use pi_native_hooks_verification::{RequirementState, SettleDecision, WAIVER_TOOL, WaiverError};
 
 #[test]

@@ -5,7 +5,7 @@
 //! finding is new. A blob that cannot be judged (over the size limit, binary, not UTF-8, not a
 //! file, unreadable) also counts as nothing: the wave fails towards telling the model.
 
-use super::analysis::{AnalysisCoordinator, AnalyzerRun, WaveAnalysis};
+use crate::pipeline::analysis::{AnalysisCoordinator, AnalyzerRun, WaveAnalysis};
 use pi_native_hooks_analysis::{AnalyzerKey, SkipReason};
 use pi_native_hooks_delivery::{
     FindingHistory, KeyedDiagnostic, PriorFinding, Start, diagnostic_start, finding_start,
@@ -16,11 +16,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// What the analyzed files held before the wave, per analyzer key and path.
 #[derive(Debug, Default)]
-pub(super) struct Priors {
+pub(crate) struct Priors {
     by_file: HashMap<(AnalyzerKey, String), Option<Vec<PriorFinding>>>,
     /// Files compared with their `HEAD` blob, and those of them that could not be judged.
-    pub(super) from_head: usize,
-    pub(super) unjudged: usize,
+    pub(crate) from_head: usize,
+    pub(crate) unjudged: usize,
 }
 
 /// The paths of `run` that were analyzed (not skipped).
@@ -40,7 +40,7 @@ fn analyzed(run: &AnalyzerRun) -> impl Iterator<Item = &String> {
 impl Priors {
     /// The before of every analyzed file of `analysis`: from `history`, else from the `HEAD`
     /// blobs `head_blobs(paths, limit)` returns (called once, for the files the history lacks).
-    pub(super) fn gather(
+    pub(crate) fn gather(
         analysis: &WaveAnalysis,
         coordinator: &AnalysisCoordinator,
         history: &FindingHistory,
@@ -73,7 +73,7 @@ impl Priors {
         let limit = missing
             .iter()
             .filter_map(|(key, _)| coordinator.analyzer(key))
-            .map(super::analysis::WaveAnalyzer::max_file_bytes)
+            .map(crate::pipeline::analysis::WaveAnalyzer::max_file_bytes)
             .max()
             .unwrap_or(0);
         let blobs: BTreeMap<&String, RevisionBlob> =
@@ -112,7 +112,7 @@ impl Priors {
 
 /// Which findings of a wave were already in their file before it.
 #[derive(Debug, Default)]
-pub(super) struct Judged {
+pub(crate) struct Judged {
     /// Starts of the findings that existed before the wave.
     old: HashSet<Start>,
     /// Introduced findings per analyzer, with the start each is reported at.
@@ -121,7 +121,7 @@ pub(super) struct Judged {
 
 impl Judged {
     /// Compares every analyzed file's findings with its before.
-    pub(super) fn new(analysis: &WaveAnalysis, priors: &Priors) -> Self {
+    pub(crate) fn new(analysis: &WaveAnalysis, priors: &Priors) -> Self {
         let mut judged = Self::default();
         for run in &analysis.runs {
             let key = &run.request.analyzer;
@@ -143,7 +143,7 @@ impl Judged {
 
     /// True when `diagnostic` reports a finding that existed before the wave. A diagnostic that
     /// sits on no finding (a policy may point elsewhere) counts as introduced.
-    pub(super) fn is_pre_existing(&self, diagnostic: &KeyedDiagnostic) -> bool {
+    pub(crate) fn is_pre_existing(&self, diagnostic: &KeyedDiagnostic) -> bool {
         self.old.contains(&diagnostic_start(&diagnostic.diagnostic))
     }
 
@@ -152,7 +152,7 @@ impl Judged {
     /// cap, or no carrier), so the next wave still finds them new. A deleted file is forgotten;
     /// a file that was skipped for another reason, or a run that failed or was truncated, keeps
     /// its earlier history.
-    pub(super) fn remember(
+    pub(crate) fn remember(
         &self,
         analysis: &WaveAnalysis,
         history: &mut FindingHistory,

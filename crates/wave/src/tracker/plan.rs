@@ -2,11 +2,11 @@
 //! a wave's baseline, what a `tool_call` or `tool_result` handler must wait for, the plan of a
 //! finished wave, and the side effects of an event.
 
-use super::event::ResultDecision;
-use super::finished::{CallResult, FinishedCall};
-use super::report::{CoordinatorFailure, WaveEnd};
-use super::snapshots::SnapshotFailure;
-use super::tools::ToolClass;
+use crate::coordinator::report::{CoordinatorFailure, WaveEnd};
+use crate::event::ResultDecision;
+use crate::pipeline::finished::{CallResult, FinishedCall};
+use crate::pipeline::snapshots::SnapshotFailure;
+use crate::tracker::tools::ToolClass;
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::ids::CallId;
 use std::path::PathBuf;

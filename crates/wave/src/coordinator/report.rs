@@ -2,8 +2,8 @@
 //! [`WaveReport`] per finished wave, running totals (the binding's scan counter), and the
 //! coordinator failures — missing or inconsistent events, timeouts, failed snapshots.
 
-use super::event::ToolEvent;
-use super::snapshots::SnapshotScope;
+use crate::event::ToolEvent;
+use crate::pipeline::snapshots::SnapshotScope;
 use pi_native_hooks_analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use pi_native_hooks_analysis::{AnalyzerKey, TreeCacheStats};
 use pi_native_hooks_base::blocking::TaskFailed;

@@ -1,5 +1,5 @@
 //! Owns what a session shows: the state each gate operation publishes for the synchronous calls
-//! ([`Published`](super::verifier::Published)), the [`SessionReport`] model behind `/hooks-status` (the engine's status plus
+//! ([`Published`](crate::gate::worker::Published)), the [`SessionReport`] model behind `/hooks-status` (the engine's status plus
 //! the wave totals and why the hooks are idle, if they are), the compact footer, and the status
 //! and doctor text. The binding only prints these.
 //!
@@ -7,7 +7,7 @@
 //! ([`pi_native_hooks_base::text`]), so a file name, a policy message or a reason cannot add lines or drive the
 //! terminal.
 
-use super::state::Session;
+use crate::state::Session;
 use crate::status::{
     AnalyzerStatus, ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus,
     VerificationStatus,

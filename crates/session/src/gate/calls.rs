@@ -4,7 +4,7 @@
 //!
 //! Operations run one at a time, in call order, on tokio's blocking pool (feeding waves runs
 //! verification policies). Each one ends by queueing the state entries the binding must append
-//! and publishing what the synchronous calls read ([`Published`](super::verifier::Published)). A background task feeds each
+//! and publishing what the synchronous calls read ([`Published`](crate::gate::worker::Published)). A background task feeds each
 //! wave to the gate as soon as the coordinator records it, so the status never waits for the
 //! next async call; `tool_result` also feeds its own wave before it returns, so the entries it
 //! armed are ready when the binding asks.
@@ -18,8 +18,8 @@
 //! workspace is already unknown to the gate), so a handler returns within one deadline plus the
 //! gate's own work, and within two when the waves finish but the snapshot does not.
 
-use super::state::Session;
-use super::verifier::Verifier;
+use crate::gate::worker::Verifier;
+use crate::state::Session;
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::text::escape;
 use pi_native_hooks_verification::state::{self, BranchEntry, StateEntry};
@@ -78,12 +78,12 @@ fn millis(duration: Duration) -> u64 {
     "tool calls were still being processed after {} ms, so what they changed cannot be proven",
     .0.timeout_ms
 )]
-pub(super) struct WavesUnfinished(StillBusy);
+pub(crate) struct WavesUnfinished(StillBusy);
 
 impl Session {
     /// Waits, at most the wave timeout, until every wave whose calls have ended is processed.
     /// `Err` says the wait expired (the coordinator recorded the failure).
-    pub(super) async fn wait_for_waves(&self) -> Result<(), WavesUnfinished> {
+    pub(crate) async fn wait_for_waves(&self) -> Result<(), WavesUnfinished> {
         let Some(coordinator) = self.state.coordinator() else {
             return Ok(());
         };

@@ -4,8 +4,8 @@
 //! with the background task that feeds it each wave as it finishes. The session's operations
 //! (`verify`) and its status (`report`) are built on these.
 
-use super::observe::observe;
-use super::options::Clock;
+use crate::gate::observe::observe;
+use crate::options::Clock;
 use crate::status::{AnalyzerStatus, VerificationStatus};
 use pi_native_hooks_analysis::AnalyzerKey;
 use pi_native_hooks_policy::PolicyFailure;
@@ -24,23 +24,23 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// What the gate side of a session keeps between calls. Only gate operations (on the blocking
 /// pool, one at a time) lock it.
-pub(super) struct GateState {
-    pub(super) gate: VerificationGate,
+pub(crate) struct GateState {
+    pub(crate) gate: VerificationGate,
     /// State entries of the current operation, moved to the outbox when it ends.
-    pub(super) entries: Vec<StateEntry>,
+    pub(crate) entries: Vec<StateEntry>,
     /// Warnings from the last restore.
-    pub(super) state_warnings: Vec<String>,
+    pub(crate) state_warnings: Vec<String>,
     /// Per analyzer: runs, timing, health and the files it could not analyze, folded from
     /// finished waves.
-    pub(super) analyzers: BTreeMap<AnalyzerKey, AnalyzerStatus>,
+    pub(crate) analyzers: BTreeMap<AnalyzerKey, AnalyzerStatus>,
     /// Policies that failed while running, folded from finished waves: distinct messages (each
     /// naming the file and the reason), most recent last, at most [`KEPT_POLICY_FAILURES`].
-    pub(super) policy_failures: Vec<String>,
+    pub(crate) policy_failures: Vec<String>,
 }
 
 impl GateState {
     /// The state of a session that has only its gate: no entries, warnings or folded waves yet.
-    pub(super) fn new(gate: VerificationGate) -> Self {
+    pub(crate) fn new(gate: VerificationGate) -> Self {
         Self {
             gate,
             entries: Vec::new(),
@@ -56,19 +56,19 @@ const KEPT_POLICY_FAILURES: usize = 20;
 
 /// What the last gate operation left for the synchronous calls: built on the blocking pool when
 /// the operation ends, read by cloning an `Arc`, so no reader waits for a policy run.
-pub(super) struct Published {
-    pub(super) verification: VerificationStatus,
-    pub(super) analyzers: Vec<AnalyzerStatus>,
-    pub(super) policy_failures: Vec<String>,
-    pub(super) state_warnings: Vec<String>,
-    pub(super) passed: usize,
-    pub(super) pending: usize,
-    pub(super) waived: usize,
-    pub(super) exhausted: bool,
+pub(crate) struct Published {
+    pub(crate) verification: VerificationStatus,
+    pub(crate) analyzers: Vec<AnalyzerStatus>,
+    pub(crate) policy_failures: Vec<String>,
+    pub(crate) state_warnings: Vec<String>,
+    pub(crate) passed: usize,
+    pub(crate) pending: usize,
+    pub(crate) waived: usize,
+    pub(crate) exhausted: bool,
 }
 
 impl Published {
-    pub(super) fn of(state: &GateState) -> Self {
+    pub(crate) fn of(state: &GateState) -> Self {
         let mut published = Published {
             verification: VerificationStatus::of(&state.gate),
             analyzers: state.analyzers.values().cloned().collect(),
@@ -95,7 +95,7 @@ impl Published {
 }
 
 /// The gate side of a session, shared with the background task that feeds it finished waves.
-pub(super) struct Verifier {
+pub(crate) struct Verifier {
     cwd: PathBuf,
     clock: Clock,
     /// Where finished waves come from: the session's coordinator while it runs, `None` for an
@@ -114,7 +114,7 @@ pub(super) struct Verifier {
 impl Verifier {
     /// The gate side over `state`. With a coordinator, starts the task that feeds the gate each
     /// wave as it finishes (it ends when the coordinator is dropped).
-    pub(super) fn start(
+    pub(crate) fn start(
         cwd: PathBuf,
         clock: Clock,
         coordinator: Option<WaveCoordinator>,
@@ -138,27 +138,27 @@ impl Verifier {
     }
 
     /// What the last gate operation published.
-    pub(super) fn published(&self) -> Arc<Published> {
+    pub(crate) fn published(&self) -> Arc<Published> {
         Arc::clone(&lock(&self.published))
     }
 
     /// Queues `entries` for the binding ahead of anything produced later (a reload hands over
     /// the entries its predecessor had not delivered).
-    pub(super) fn queue(&self, mut entries: Vec<StateEntry>) {
+    pub(crate) fn queue(&self, mut entries: Vec<StateEntry>) {
         let mut outbox = lock(&self.outbox);
         entries.append(&mut outbox);
         *outbox = entries;
     }
 
     /// The state entries produced so far, oldest first.
-    pub(super) fn take_entries(&self) -> Vec<StateEntry> {
+    pub(crate) fn take_entries(&self) -> Vec<StateEntry> {
         std::mem::take(&mut *lock(&self.outbox))
     }
 
     /// Runs `op` on the gate on the blocking pool, after every operation called before it, then
     /// queues its entries and publishes the new state. `None` when `op` panicked (the state
     /// published before stays).
-    pub(super) async fn run<T: Send + 'static>(
+    pub(crate) async fn run<T: Send + 'static>(
         self: &Arc<Self>,
         op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
     ) -> Option<T> {
@@ -188,7 +188,7 @@ impl Verifier {
     /// Feeds every wave finished so far to the gate, in order. Once an operation already
     /// running has ended (it may be feeding the very wave the caller waits for), does nothing
     /// when no wave is left to feed.
-    pub(super) async fn feed_finished(self: &Arc<Self>) {
+    pub(crate) async fn feed_finished(self: &Arc<Self>) {
         let turn = self.turn.lock().await;
         if self
             .coordinator
@@ -199,7 +199,7 @@ impl Verifier {
         }
     }
 
-    pub(super) fn feed(&self, state: &mut GateState) {
+    pub(crate) fn feed(&self, state: &mut GateState) {
         let Some(coordinator) = &self.coordinator else {
             return;
         };
@@ -215,7 +215,7 @@ impl Verifier {
 
     /// Tells the gate that the workspace changed in a way nobody can prove (`reason`): armed
     /// requirements become `unknown` at a new revision.
-    pub(super) fn observe_unknown(&self, state: &mut GateState, reason: String) {
+    pub(crate) fn observe_unknown(&self, state: &mut GateState, reason: String) {
         let observation = WaveObservation {
             changes: ObservedChanges::Unknown { reason },
             workspace_before: None,
@@ -243,7 +243,7 @@ fn spawn_feeder(verifier: &Arc<Verifier>, mut signal: watch::Receiver<u64>) {
 
 impl GateState {
     /// Moves the gate's pending transition, if any, into the entries to append.
-    pub(super) fn collect_entry(&mut self) {
+    pub(crate) fn collect_entry(&mut self) {
         match state::take_entry(&mut self.gate) {
             Ok(Some(entry)) => self.entries.push(entry),
             Ok(None) => {}

@@ -2,19 +2,22 @@
 //! events. Event methods return at once; `tool_call` waits (bounded) for the wave's baseline
 //! snapshot, `tool_result` waits (bounded) for the wave's outcome, `idle` waits (bounded) for
 //! every background task. Finished waves are processed in background tasks
-//! ([`super::pipeline`]) over the shared [`super::runtime`] that are serialized on one lane, so snapshots, scans and the delivery
+//! ([`crate::pipeline`]) over the shared [`runtime`] that are serialized on one lane, so snapshots, scans and the delivery
 //! memory are never used by two waves at once; each one recorded is announced on a watch channel
 //! ([`WaveCoordinator::finished_signal`]) so a consumer can take it off the caller's thread.
 
-use super::analysis::AnalysisCoordinator;
-use super::config::WaveConfig;
-use super::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
-use super::finished::FinishedWave;
-use super::pipeline;
-use super::plan::{BaselineWait, Effects, Wait};
-use super::report::{CoordinatorFailure, WaveHistory, WaveTotals};
-use super::runtime::WaveRuntime;
-use super::snapshots::{GitWorkspace, SnapshotSource};
+pub(crate) mod report;
+pub(crate) mod runtime;
+
+use crate::config::WaveConfig;
+use crate::event::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
+use crate::pipeline;
+use crate::pipeline::analysis::AnalysisCoordinator;
+use crate::pipeline::finished::FinishedWave;
+use crate::pipeline::snapshots::{GitWorkspace, SnapshotSource};
+use crate::tracker::plan::{BaselineWait, Effects, Wait};
+use report::{CoordinatorFailure, WaveHistory, WaveTotals};
+use runtime::WaveRuntime;
 use std::sync::Arc;
 use tokio::runtime::Handle;
 use tokio::sync::watch;

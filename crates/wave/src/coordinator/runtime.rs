@@ -2,14 +2,14 @@
 //! status, the finished waves waiting to be taken, the background task count and the stop
 //! tokens. The coordinator's event methods and the pipeline use it through its methods only.
 
-use super::analysis::{AnalysisCoordinator, WaveAnalysis};
-use super::config::WaveConfig;
-use super::finished::{FinishedCall, FinishedWave};
-use super::plan::{BaselineOutcome, BaselineStart, Coverage};
-use super::prior::Priors;
-use super::report::{CoordinatorFailure, WaveHistory, WaveReport, WaveTotals};
-use super::snapshots::{SnapshotFailure, SnapshotScope, SnapshotSource};
-use super::tracker::Tracker;
+use crate::config::WaveConfig;
+use crate::coordinator::report::{CoordinatorFailure, WaveHistory, WaveReport, WaveTotals};
+use crate::pipeline::analysis::{AnalysisCoordinator, WaveAnalysis};
+use crate::pipeline::finished::{FinishedCall, FinishedWave};
+use crate::pipeline::prior::Priors;
+use crate::pipeline::snapshots::{SnapshotFailure, SnapshotScope, SnapshotSource};
+use crate::tracker::Tracker;
+use crate::tracker::plan::{BaselineOutcome, BaselineStart, Coverage};
 use pi_native_hooks_base::blocking::run_blocking;
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::paths::relative_to;
@@ -24,7 +24,7 @@ use tokio::sync::{OwnedMutexGuard, watch};
 
 /// What only one wave at a time may use: the analyzers (and their caches), the delivery memory,
 /// the findings each file held when last analyzed, and the workspace revision.
-pub(super) struct Lane {
+pub(crate) struct Lane {
     analysis: AnalysisCoordinator,
     memory: DeliveryMemory,
     history: FindingHistory,
@@ -34,7 +34,7 @@ pub(super) struct Lane {
 impl Lane {
     /// Counts a new workspace revision when the wave changed something (or may have); returns
     /// the revision the wave leaves.
-    pub(super) fn advance(&mut self, changed: bool) -> u64 {
+    pub(crate) fn advance(&mut self, changed: bool) -> u64 {
         if changed {
             self.revision += 1;
         }
@@ -42,7 +42,7 @@ impl Lane {
     }
 
     /// Runs every analyzer and the diagnostic policies over `paths` below `root`.
-    pub(super) fn analyze(
+    pub(crate) fn analyze(
         &mut self,
         root: &Path,
         paths: &BTreeSet<String>,
@@ -53,13 +53,13 @@ impl Lane {
     }
 
     /// What was delivered per file in earlier waves.
-    pub(super) fn memory(&mut self) -> &mut DeliveryMemory {
+    pub(crate) fn memory(&mut self) -> &mut DeliveryMemory {
         &mut self.memory
     }
 
     /// What each file of `analysis` held before the wave: remembered, else read from the
     /// `HEAD` blobs `head_blobs(paths, limit)` returns.
-    pub(super) fn priors(
+    pub(crate) fn priors(
         &self,
         analysis: &WaveAnalysis,
         head_blobs: impl FnOnce(&[String], u64) -> Vec<RevisionBlob>,
@@ -68,13 +68,13 @@ impl Lane {
     }
 
     /// What each file held when last analyzed.
-    pub(super) fn history(&mut self) -> &mut FindingHistory {
+    pub(crate) fn history(&mut self) -> &mut FindingHistory {
         &mut self.history
     }
 }
 
 /// The state one coordinator and all its clones share.
-pub(super) struct WaveRuntime<W: SnapshotSource> {
+pub(crate) struct WaveRuntime<W: SnapshotSource> {
     config: WaveConfig,
     source: Arc<W>,
     runtime: Handle,
@@ -99,13 +99,13 @@ impl Drop for Busy {
     }
 }
 
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<W: SnapshotSource> WaveRuntime<W> {
     /// The state of a new coordinator over `source` and `analysis`, spawning on `runtime`.
-    pub(super) fn new(
+    pub(crate) fn new(
         config: WaveConfig,
         source: W,
         analysis: AnalysisCoordinator,
@@ -136,51 +136,51 @@ impl<W: SnapshotSource> WaveRuntime<W> {
         }
     }
 
-    pub(super) fn config(&self) -> &WaveConfig {
+    pub(crate) fn config(&self) -> &WaveConfig {
         &self.config
     }
 
     /// The session's workspace.
-    pub(super) fn source(&self) -> &W {
+    pub(crate) fn source(&self) -> &W {
         &self.source
     }
 
     /// The session's workspace, to move into a blocking task.
-    pub(super) fn shared_source(&self) -> Arc<W> {
+    pub(crate) fn shared_source(&self) -> Arc<W> {
         Arc::clone(&self.source)
     }
 
-    pub(super) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {
+    pub(crate) fn tracker(&self) -> MutexGuard<'_, Tracker<W::Snapshot>> {
         lock(&self.tracker)
     }
 
     /// Waits until no other wave holds the lane.
-    pub(super) async fn lane(&self) -> OwnedMutexGuard<Lane> {
+    pub(crate) async fn lane(&self) -> OwnedMutexGuard<Lane> {
         Arc::clone(&self.lane).lock_owned().await
     }
 
     /// True once [`WaveRuntime::stop`] ran.
-    pub(super) fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         self.stop.is_cancelled()
     }
 
     /// Cancels running snapshots and policies.
-    pub(super) fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stop.cancel();
     }
 
     /// The token that cancels running policies at shutdown.
-    pub(super) fn policy_cancellation(&self) -> CancelToken {
+    pub(crate) fn policy_cancellation(&self) -> CancelToken {
         self.stop.clone()
     }
 
     /// Records a coordinator failure in the status.
-    pub(super) fn fail(&self, failure: CoordinatorFailure) {
+    pub(crate) fn fail(&self, failure: CoordinatorFailure) {
         lock(&self.status).fail(failure, self.config.history);
     }
 
     /// Records a finished wave in the status and hands it to [`WaveRuntime::take_finished`].
-    pub(super) fn record(
+    pub(crate) fn record(
         &self,
         report: WaveReport,
         calls: Vec<FinishedCall>,
@@ -198,47 +198,47 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     }
 
     /// The workspace revision of the last recorded wave.
-    pub(super) fn revision(&self) -> u64 {
+    pub(crate) fn revision(&self) -> u64 {
         lock(&self.status).revision
     }
 
     /// A copy of the status.
-    pub(super) fn status(&self) -> WaveHistory {
+    pub(crate) fn status(&self) -> WaveHistory {
         lock(&self.status).clone()
     }
 
     /// The running totals alone.
-    pub(super) fn totals(&self) -> WaveTotals {
+    pub(crate) fn totals(&self) -> WaveTotals {
         lock(&self.status).totals.clone()
     }
 
     /// Takes the finished waves recorded so far.
-    pub(super) fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
+    pub(crate) fn take_finished(&self) -> Vec<FinishedWave<W::Snapshot>> {
         std::mem::take(&mut *lock(&self.finished))
     }
 
     /// True when a finished wave waits to be taken.
-    pub(super) fn has_finished(&self) -> bool {
+    pub(crate) fn has_finished(&self) -> bool {
         !lock(&self.finished).is_empty()
     }
 
     /// A receiver that changes each time a finished wave is recorded.
-    pub(super) fn finished_signal(&self) -> watch::Receiver<u64> {
+    pub(crate) fn finished_signal(&self) -> watch::Receiver<u64> {
         self.recorded.subscribe()
     }
 
     /// A receiver of the background task count.
-    pub(super) fn busy(&self) -> watch::Receiver<usize> {
+    pub(crate) fn busy(&self) -> watch::Receiver<usize> {
         self.busy.subscribe()
     }
 
     /// How many background tasks run now.
-    pub(super) fn busy_now(&self) -> usize {
+    pub(crate) fn busy_now(&self) -> usize {
         *self.busy.borrow()
     }
 
     /// Runs `task` in the background, counted by [`WaveRuntime::busy`].
-    pub(super) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+    pub(crate) fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
         self.busy.send_modify(|n| *n += 1);
         let busy = Busy(Arc::clone(&self.busy));
         self.runtime.spawn(async move {
@@ -248,7 +248,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     }
 
     /// Captures a wave's baseline after the waves before it are done, and publishes it.
-    pub(super) fn start_baseline(self: &Arc<Self>, start: BaselineStart<W::Snapshot>) {
+    pub(crate) fn start_baseline(self: &Arc<Self>, start: BaselineStart<W::Snapshot>) {
         let runtime = Arc::clone(self);
         self.spawn(async move {
             let lane = runtime.lane().await;
@@ -263,7 +263,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
     }
 
     /// The snapshot scope for `coverage`: targets outside the worktree are left out.
-    pub(super) fn scope(&self, coverage: &Coverage) -> SnapshotScope {
+    pub(crate) fn scope(&self, coverage: &Coverage) -> SnapshotScope {
         match coverage {
             Coverage::Full => SnapshotScope::Full,
             Coverage::Targets(paths) => SnapshotScope::Paths(
@@ -282,7 +282,7 @@ impl<W: SnapshotSource> WaveRuntime<W> {
 
     /// A post-wave snapshot of `coverage` and its difference from `before`, on the blocking
     /// pool; cancelled at shutdown. Returns the changed paths and the post-wave snapshot.
-    pub(super) async fn diff_since(
+    pub(crate) async fn diff_since(
         &self,
         coverage: &Coverage,
         before: Arc<W::Snapshot>,

@@ -2,7 +2,7 @@
 //! potentially mutating call with a real `tool_result`, else the last call with one — among the
 //! calls whose handler is still waiting (a handler released by its timeout can carry nothing).
 
-use super::plan::PlannedCall;
+use crate::tracker::plan::PlannedCall;
 use std::collections::BTreeSet;
 
 /// The carrier among `calls` (source order) whose ids are in `waiting`.

@@ -3,15 +3,20 @@
 //! delivery selection (new to the model and introduced by the wave), the carrier and
 //! its block, the release of every waiter and the wave's report.
 
-use super::finished::FinishedCall;
-use super::plan::{
+pub(crate) mod analysis;
+pub(crate) mod finished;
+pub(crate) mod prior;
+pub(crate) mod snapshots;
+
+use crate::coordinator::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
+use crate::coordinator::runtime::{Lane, WaveRuntime};
+use crate::event::ResultDecision;
+use crate::tracker::carrier;
+use crate::tracker::plan::{
     BaselineFailure, BaselineHandle, BaselineOutcome, Coverage, PlannedCall, WavePlan,
 };
-use super::prior::{Judged, Priors};
-use super::report::{CoordinatorFailure, ScanStats, WaveEnd, WaveReport};
-use super::runtime::{Lane, WaveRuntime};
-use super::snapshots::{SnapshotScope, SnapshotSource};
-use super::{analysis::WaveAnalysis, carrier, event::ResultDecision};
+use analysis::WaveAnalysis;
+use finished::FinishedCall;
 use pi_native_hooks_base::blocking::run_blocking;
 use pi_native_hooks_base::ids::CallId;
 use pi_native_hooks_base::paths::{RepoPath, relative_to};
@@ -19,6 +24,8 @@ use pi_native_hooks_delivery::diagnostic_start;
 use pi_native_hooks_delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use pi_native_hooks_policy::PolicyDiagnostic;
 use pi_native_hooks_workspace::{ChangeSet, MutatingCall, changeset_without_git};
+use prior::{Judged, Priors};
+use snapshots::{SnapshotScope, SnapshotSource};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,7 +34,7 @@ use tokio::sync::{OwnedMutexGuard, oneshot};
 
 /// Processes `plan` and releases its waiters: measures what the wave changed, analyses it,
 /// delivers the block, and records the report assembled from those three parts.
-pub(super) async fn finish<W: SnapshotSource>(
+pub(crate) async fn finish<W: SnapshotSource>(
     runtime: Arc<WaveRuntime<W>>,
     plan: WavePlan<W::Snapshot>,
 ) {
@@ -391,7 +398,7 @@ async fn changes<W: SnapshotSource>(
         let calls: Vec<MutatingCall> = executed
             .iter()
             .map(|call| match &call.class {
-                super::tools::ToolClass::Targeted { path } => MutatingCall::Targeted {
+                crate::tracker::tools::ToolClass::Targeted { path } => MutatingCall::Targeted {
                     tool: call.name.clone(),
                     path: path.clone(),
                 },
@@ -473,7 +480,7 @@ fn analysis_paths<W: SnapshotSource>(
             .iter()
             .filter(|call| call.executed)
             .filter_map(|call| match &call.class {
-                super::tools::ToolClass::Targeted { path } => {
+                crate::tracker::tools::ToolClass::Targeted { path } => {
                     relative_to(&root, path).map(RepoPath::into_string)
                 }
                 _ => None,
@@ -493,7 +500,7 @@ fn edit_hints(
 ) -> Vec<(String, pi_native_hooks_analysis::EditHint)> {
     let mut by_path: BTreeMap<String, Vec<&PlannedCall>> = BTreeMap::new();
     for call in calls {
-        if let super::tools::ToolClass::Targeted { path } = &call.class
+        if let crate::tracker::tools::ToolClass::Targeted { path } = &call.class
             && let Some(relative) = relative_to(root, path)
         {
             by_path
@@ -506,14 +513,14 @@ fn edit_hints(
         .into_iter()
         .filter_map(|(path, calls)| match calls.as_slice() {
             [only] if only.executed => {
-                super::tools::edit_hint(&only.name, &only.input).map(|hint| (path, hint))
+                crate::tracker::tools::edit_hint(&only.name, &only.input).map(|hint| (path, hint))
             }
             _ => None,
         })
         .collect()
 }
 
-fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
+fn scan_stats(run: &analysis::AnalyzerRun) -> ScanStats {
     let snapshot = &run.snapshot;
     ScanStats {
         analyzer: snapshot.analyzer.clone(),
@@ -521,7 +528,7 @@ fn scan_stats(run: &super::analysis::AnalyzerRun) -> ScanStats {
         parsed: snapshot.parsed_files,
         cached: snapshot.cached_files,
         skipped: snapshot.skipped.len(),
-        not_analyzed: super::report::NotAnalyzed::of(snapshot),
+        not_analyzed: crate::coordinator::report::NotAnalyzed::of(snapshot),
         duration: snapshot.duration,
         failure: snapshot.failure.as_ref().map(ToString::to_string),
         trees: run.trees,

@@ -3,7 +3,7 @@
 //! computed from. The [`WaveReport`] says what happened; a [`FinishedWave`] also carries what a consumer
 //! needs to judge it.
 
-use super::report::WaveReport;
+use crate::coordinator::report::WaveReport;
 use pi_native_hooks_base::ids::CallId;
 use serde_json::Value;
 use std::sync::Arc;

@@ -12,19 +12,23 @@
 //! * a wave is finished when all its members are terminal, or when a later turn end, assistant
 //!   message or shutdown closes it (started calls without a terminal event are then `Lost`).
 
-use super::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent};
-use super::plan::{
+pub(crate) mod carrier;
+pub(crate) mod plan;
+pub(crate) mod tools;
+
+use crate::coordinator::report::{CoordinatorFailure, WaveEnd};
+use crate::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent};
+use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::ids::CallId;
+use plan::{
     BaselineHandle, BaselineStart, BaselineWait, Coverage, Effects, PlannedCall, Released, Wait,
     WavePlan,
 };
-use super::report::{CoordinatorFailure, WaveEnd};
-use super::tools::{ToolCatalog, ToolClass};
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::ids::CallId;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use tokio::sync::{oneshot, watch};
+use tools::{ToolCatalog, ToolClass};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Terminal {
