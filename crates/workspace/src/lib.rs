@@ -11,40 +11,36 @@
 //!
 //! Files: `repo` (discovery, `HEAD`, path normalization), `git_status` (git's status of the
 //! worktree → entries: the whole-worktree run with its stat pass and its `HEAD` ↔ index diff, the
-//! path-limited run), `index_cache` (reading the index; decoded indexes reused between snapshots), `fingerprint`
-//! (content hashing), `snapshot` (the snapshot type and sync API), `diff` (changed paths),
-//! `revision` (a revision's tree and blobs), `staged` (the index's blobs), `changeset` (non-git fallback), `watch` (the per-session watcher that updates whole-worktree
-//! snapshots from file-system events), `async_capture`, `entry` (data model), `error`.
+//! path-limited run), `snapshot/` (the snapshot type and sync API; `entry`, the data model;
+//! `fingerprint`, content hashing; `index_cache`, decoded indexes reused between snapshots;
+//! `diff`, changed paths; `changeset`, the non-git fallback; `async_capture`), `revision/` (a
+//! revision's tree and blobs; `staged`, the index's blobs), `watch` (the per-session watcher that
+//! updates whole-worktree snapshots from file-system events), `error`.
 
-mod async_capture;
-mod changeset;
-mod diff;
-mod entry;
 mod error;
-mod fingerprint;
 mod git_status;
-mod index_cache;
 mod repo;
 mod revision;
 mod snapshot;
-mod staged;
 mod watch;
 
-pub use async_capture::{capture_async, capture_paths_async};
-pub use changeset::{ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe};
-pub use entry::{
+pub use error::WorkspaceError;
+pub use repo::{Head, normalize_lexically};
+pub use revision::staged::StagedBlobs;
+pub use revision::{RevisionBlob, RevisionTree, Unjudged};
+pub use snapshot::async_capture::{capture_async, capture_paths_async};
+pub use snapshot::changeset::{
+    ChangeSet, MutatingCall, WorkspaceKind, changeset_without_git, probe,
+};
+pub use snapshot::entry::{
     ConflictKind, Content, ContentHash, DirtyEntry, FileStamp, StagedChange, StatTime,
     SubmoduleChange, WorktreeChange,
 };
-pub use error::WorkspaceError;
-pub use fingerprint::MAX_HASHED_BYTES;
-pub use repo::{Head, normalize_lexically};
-pub use revision::{RevisionBlob, RevisionTree, Unjudged};
+pub use snapshot::fingerprint::MAX_HASHED_BYTES;
 pub use snapshot::{
     Scope, WorkspaceSnapshot, capture, capture_paths, capture_paths_with_cancel,
     capture_with_cancel,
 };
-pub use staged::StagedBlobs;
 pub use watch::{
     CaptureKind, FallbackReason, WatchOptions, WatchState, WatchStatus, WatchedCapture,
     WatchedWorkspace,

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use gix::bstr::BStr;
 use gix::status::plumbing::index_as_worktree::{Change, Conflict, EntryStatus};
 
-use crate::entry::{ConflictKind, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange};
+use crate::snapshot::entry::{
+    ConflictKind, DirtyEntry, StagedChange, SubmoduleChange, WorktreeChange,
+};
 
 /// Dirty entries by repo-relative path, being assembled from status items.
 #[derive(Default)]

@@ -24,10 +24,10 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use super::entries::EntryMap;
 use super::staged::staged_changes;
 use super::stat_scan::{self, StatRules};
-use crate::entry::DirtyEntry;
 use crate::error::WorkspaceError;
-use crate::index_cache;
 use crate::repo::{OpenRepo, worktree_path};
+use crate::snapshot::entry::DirtyEntry;
+use crate::snapshot::index_cache;
 use pi_native_hooks_base::cancel::CancelToken;
 
 /// Rename tracking between `HEAD` and the index as git's `status` configures it: `status.renames`

@@ -20,10 +20,10 @@ use gix::index::entry::{Flags, Mode, Stage};
 
 use super::entries::{EntryMap, staged_modification};
 use super::full::{checked_flags, index_worktree};
-use crate::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use crate::error::WorkspaceError;
-use crate::index_cache;
 use crate::repo::{OpenRepo, worktree_excludes, worktree_path};
+use crate::snapshot::entry::{DirtyEntry, StagedChange, WorktreeChange};
+use crate::snapshot::index_cache;
 use pi_native_hooks_base::cancel::CancelToken;
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a

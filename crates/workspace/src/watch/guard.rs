@@ -7,8 +7,8 @@
 
 use super::status::FallbackReason;
 use crate::error::WorkspaceError;
-use crate::index_cache;
 use crate::repo::{self, Head, OpenRepo};
+use crate::snapshot::index_cache;
 use gix::index::entry::Flags;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 
 use super::status::FallbackReason;
 use crate::error::WorkspaceError;
-use crate::fingerprint::fingerprint;
+use crate::snapshot::fingerprint::fingerprint;
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_paths_with_cancel};
 use pi_native_hooks_base::cancel::CancelToken;
 use std::collections::BTreeMap;

@@ -492,9 +492,10 @@ fn arm(open: &OpenRepo, options: &WatchOptions) -> Result<Armed, FallbackReason>
     watcher
         .watch(&git_dir, RecursiveMode::NonRecursive)
         .map_err(error)?;
-    let index = crate::index_cache::load(open).map_err(|e| FallbackReason::WatcherError {
-        message: e.to_string(),
-    })?;
+    let index =
+        crate::snapshot::index_cache::load(open).map_err(|e| FallbackReason::WatcherError {
+            message: e.to_string(),
+        })?;
     let found = dirs::walk(open, &index, Path::new(""), options.max_watches, false)
         .map_err(|error| walk_reason(error, options.max_watches))?;
     let mut dirs = BTreeSet::new();

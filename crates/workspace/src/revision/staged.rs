@@ -1,10 +1,10 @@
 //! Owns reading files as the index records them: the staged blob of a path (what `git commit`
 //! would record), under a size cap, for `check --staged`.
 
-use super::error::WorkspaceError;
-use super::index_cache;
-use super::repo::open;
-use super::revision::{RevisionBlob, read_blob};
+use crate::error::WorkspaceError;
+use crate::repo::open;
+use crate::revision::{RevisionBlob, read_blob};
+use crate::snapshot::index_cache;
 use gix::bstr::ByteSlice;
 use gix::index::entry::{Mode, Stage};
 use std::path::{Path, PathBuf};

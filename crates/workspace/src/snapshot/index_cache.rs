@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
-use super::error::WorkspaceError;
-use super::repo::OpenRepo;
+use crate::error::WorkspaceError;
+use crate::repo::OpenRepo;
 
 /// How many repositories' indexes are kept.
 const CAPACITY: usize = 4;

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use super::entry::{Content, DirtyEntry, WorktreeChange};
-use super::error::WorkspaceError;
-use super::repo;
-use super::snapshot::{Scope, WorkspaceSnapshot};
+use crate::error::WorkspaceError;
+use crate::repo;
+use crate::snapshot::entry::{Content, DirtyEntry, WorktreeChange};
+use crate::snapshot::{Scope, WorkspaceSnapshot};
 
 /// Everything a snapshot knows about one path, for comparison.
 #[derive(PartialEq)]
@@ -47,7 +47,7 @@ fn differs(before: &PathState<'_>, after: &PathState<'_>) -> bool {
     }
 }
 
-fn submodule_detail(entry: &DirtyEntry) -> Option<super::entry::SubmoduleChange> {
+fn submodule_detail(entry: &DirtyEntry) -> Option<crate::snapshot::entry::SubmoduleChange> {
     match &entry.worktree {
         Some(WorktreeChange::Submodule(change)) => Some(*change),
         _ => None,

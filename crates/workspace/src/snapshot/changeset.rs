@@ -4,9 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use super::error::WorkspaceError;
-use super::repo::{self, normalize_lexically};
-use super::snapshot::WorkspaceSnapshot;
+use crate::error::WorkspaceError;
+use crate::repo::{self, normalize_lexically};
+use crate::snapshot::WorkspaceSnapshot;
 use pi_native_hooks_base::paths::RepoPath;
 
 /// The paths a wave changed, when they can be known.

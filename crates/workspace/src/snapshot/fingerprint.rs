@@ -16,9 +16,11 @@ use std::path::Path;
 use nix::sys::stat::FileStat;
 use xxhash_rust::xxh3::Xxh3;
 
-use super::entry::{Content, ContentHash, DirtyEntry, FileStamp, StatTime, WorktreeChange};
-use super::error::WorkspaceError;
-use super::repo::{Head, worktree_path};
+use crate::error::WorkspaceError;
+use crate::repo::{Head, worktree_path};
+use crate::snapshot::entry::{
+    Content, ContentHash, DirtyEntry, FileStamp, StatTime, WorktreeChange,
+};
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::safe_open::{self, FileKind, Opened};
 

@@ -2,16 +2,23 @@
 //! ([`capture`]) and the path-limited one ([`capture_paths`]), plus the accessors callers use
 //! (`HEAD`, dirty entries, [`dirty_paths`](WorkspaceSnapshot::dirty_paths), fingerprint).
 
+pub(crate) mod async_capture;
+pub(crate) mod changeset;
+pub(crate) mod diff;
+pub(crate) mod entry;
+pub(crate) mod fingerprint;
+pub(crate) mod index_cache;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use gix::bstr::BString;
 
-use super::entry::{Content, DirtyEntry, WorktreeChange};
-use super::error::WorkspaceError;
-use super::fingerprint::{fingerprint, read_content};
-use super::git_status::{Limited, full_status, limited_status};
-use super::repo::{self, Head, OpenRepo, worktree_path};
+use crate::error::WorkspaceError;
+use crate::git_status::{Limited, full_status, limited_status};
+use crate::repo::{self, Head, OpenRepo, worktree_path};
+use entry::{Content, DirtyEntry, WorktreeChange};
+use fingerprint::{fingerprint, read_content};
 use pi_native_hooks_base::cancel::CancelToken;
 
 /// Submodules inside submodules are fingerprinted this many levels deep; a deeper dirty one fails

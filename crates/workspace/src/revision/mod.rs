@@ -4,8 +4,10 @@
 //! --new-since REV` reads the blobs of `REV`; both judge a blob the same way through
 //! [`RevisionBlob::contents`].
 
-use super::error::WorkspaceError;
-use super::repo::open;
+pub(crate) mod staged;
+
+use crate::error::WorkspaceError;
+use crate::repo::open;
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
 use std::collections::BTreeMap;
@@ -190,7 +192,7 @@ impl RevisionTree {
 }
 
 /// The blob `id` of `repo`, read only when it is at most `limit` bytes.
-pub(super) fn read_blob(repo: &gix::Repository, id: ObjectId, limit: u64) -> RevisionBlob {
+pub(crate) fn read_blob(repo: &gix::Repository, id: ObjectId, limit: u64) -> RevisionBlob {
     match repo.find_header(id) {
         Ok(header) if header.size() > limit => {
             return RevisionBlob::TooLarge {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::error::WorkspaceError;
-use super::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
+use crate::error::WorkspaceError;
+use crate::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
 use pi_native_hooks_base::blocking::run_blocking;
 use pi_native_hooks_base::cancel::CancelToken;
 
