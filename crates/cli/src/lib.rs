@@ -1,16 +1,12 @@
 //! The `pi-native-hooks` command line: argument parsing and output over the engine's library API.
 //! Each subcommand lives in its own file and owns no logic beyond presenting results.
 
-pub mod check;
-pub mod completions;
-pub mod doctor;
-mod fix;
+mod check;
+mod completions;
+mod doctor;
 pub mod format;
-pub mod init;
-mod new_since;
-mod staged;
-mod targets;
-pub mod test;
+mod init;
+mod test;
 
 use clap::{Parser, Subcommand};
 use pi_native_hooks_config::{ConfigSource, ConfigSourceError};

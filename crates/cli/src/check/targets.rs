@@ -27,35 +27,35 @@ use pi_native_hooks_workspace::{
 use std::path::{Path, PathBuf};
 
 /// Why a TS/TSX file with a name that is not valid UTF-8 is not analyzed.
-pub(super) const NAME_NOT_UTF8: &str = "the file name is not valid UTF-8";
+pub(crate) const NAME_NOT_UTF8: &str = "the file name is not valid UTF-8";
 
 /// What a `check` scans.
 #[derive(Debug)]
-pub(super) struct Targets {
+pub(crate) struct Targets {
     /// The root every path is relative to: the repository's worktree, or the current directory
     /// outside git.
-    pub(super) root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Root-relative paths to analyze: named, listed by git, or met by a walk (anything but a
     /// directory or a symlink).
-    pub(super) paths: Vec<String>,
+    pub(crate) paths: Vec<String>,
     /// Root-relative symlinks a directory walk met and did not follow.
-    pub(super) unfollowed: Vec<String>,
+    pub(crate) unfollowed: Vec<String>,
     /// Requested files that cannot reach the analysis, named (lossily) with the reason.
-    pub(super) not_analyzed: Vec<SkippedFile>,
+    pub(crate) not_analyzed: Vec<SkippedFile>,
     /// Problems that cut nothing, e.g. an ignore file with a pattern that does not parse.
-    pub(super) warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// How named directories are walked.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct WalkOptions {
+pub(crate) struct WalkOptions {
     /// Honour `.gitignore`, `.ignore` and git's exclude files (off with `--no-ignore`).
-    pub(super) ignore_files: bool,
+    pub(crate) ignore_files: bool,
 }
 
 /// Why the targets of a `check` cannot be resolved; `check` prints it and fails.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum TargetError {
+pub(crate) enum TargetError {
     /// No paths were given and the current directory is not in a repository.
     #[error(
         "{} is not inside a git repository; pass the files or directories to check",
@@ -114,7 +114,7 @@ impl Targets {
 }
 
 /// The scan root and the root-relative paths to scan.
-pub(super) fn resolve(
+pub(crate) fn resolve(
     cwd: &Path,
     paths: &[PathBuf],
     options: WalkOptions,

@@ -3,7 +3,7 @@
 //! type-changed); its content is the index's blob, never the worktree's, so a staged finding
 //! fixed only in the worktree is still reported and an unstaged one is not.
 
-use super::targets::NAME_NOT_UTF8;
+use crate::check::targets::NAME_NOT_UTF8;
 use pi_native_hooks_analysis::{SkipReason, SkippedFile, language_of};
 use pi_native_hooks_workspace::{
     self as workspace, RevisionBlob, Scope, StagedBlobs, StagedChange, WorkspaceError,
@@ -13,21 +13,21 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The staged files of a `check --staged`.
-pub(super) struct Staged {
+pub(crate) struct Staged {
     /// The repository's worktree root, which the paths are relative to.
-    pub(super) root: PathBuf,
+    pub(crate) root: PathBuf,
     /// Each staged TS/TSX file's path and staged bytes.
-    pub(super) files: Vec<(String, Vec<u8>)>,
+    pub(crate) files: Vec<(String, Vec<u8>)>,
     /// Staged symlinks: like a walk, `--staged` does not follow them (the index holds the link,
     /// not a file).
-    pub(super) unfollowed: Vec<String>,
+    pub(crate) unfollowed: Vec<String>,
     /// Staged TS/TSX paths whose staged content cannot be analyzed, with the reason.
-    pub(super) not_analyzed: Vec<SkippedFile>,
+    pub(crate) not_analyzed: Vec<SkippedFile>,
 }
 
 /// Why `--staged` cannot run.
 #[derive(Debug, thiserror::Error)]
-pub(super) enum StagedError {
+pub(crate) enum StagedError {
     /// The current directory is not in a repository.
     #[error("{} is not inside a git repository; --staged needs one", .0.display())]
     NotARepository(PathBuf),
@@ -46,7 +46,7 @@ pub(super) enum StagedError {
 
 /// The staged TS/TSX files of the repository around `cwd`, limited to `paths` (files or
 /// directories relative to `cwd`) when any are given; blobs over `limit` bytes are not read.
-pub(super) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged, StagedError> {
+pub(crate) fn staged(cwd: &Path, paths: &[PathBuf], limit: u64) -> Result<Staged, StagedError> {
     let snapshot = workspace::capture(cwd).map_err(|error| {
         if error.is_not_a_repository() {
             StagedError::NotARepository(cwd.to_path_buf())

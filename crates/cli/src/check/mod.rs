@@ -6,16 +6,19 @@
 //! analyzed is named and makes the exit status 2 (unless `--allow-skipped`), and a rule or policy
 //! that does not load is named with its file and line while the others still run (exit 2).
 //!
-//! The results are written in the form `--format` picks ([`super::format`]); the exit status
+//! The results are written in the form `--format` picks ([`crate::format`]); the exit status
 //! is decided here: 1 when a result is at or above `--error-on` (or findings were omitted), 0
 //! when only lower ones were printed, 2 when the run is incomplete. Messages on stderr escape
 //! file names and reasons ([`pi_native_hooks_base::text`]).
 
-use super::format::{self, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
-use super::new_since::{self, PresentAtRev};
-use super::staged;
-use super::targets::WalkOptions;
+pub(crate) mod fix;
+pub(crate) mod new_since;
+pub(crate) mod staged;
+pub(crate) mod targets;
+
 use super::{ExitStatus, Output};
+use crate::format::{self, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
+use new_since::PresentAtRev;
 use pi_native_hooks_analysis::{AnalysisSnapshot, Analyzer, ScanLimits, SkipReason, SkippedFile};
 use pi_native_hooks_base::cancel::CancelToken;
 use pi_native_hooks_base::text::{Escaped, escape};
@@ -26,6 +29,7 @@ use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_workspace::RevisionTree;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use targets::WalkOptions;
 
 /// Examples and exit statuses, below `check --help`.
 const CHECK_HELP: &str = "Examples:
@@ -128,7 +132,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let source = if args.builtin {
         ConfigSource::BuiltIn
     } else {
-        match super::config_source(args.config.as_deref().map(|dir| cwd.join(dir)).as_deref()) {
+        match crate::config_source(args.config.as_deref().map(|dir| cwd.join(dir)).as_deref()) {
             Ok(source) => source,
             Err(error) => return out.fail(&error.to_string()),
         }
@@ -199,7 +203,7 @@ pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     };
     let status = report(&snapshot, &run, present.as_ref(), &place, args, out);
     let status = match fixed {
-        Some(fixed) => super::fix::summarize(&fixed, &snapshot, status, out),
+        Some(fixed) => fix::summarize(&fixed, &snapshot, status, out),
         None => status,
     };
     if broken { ExitStatus::Error } else { status }
@@ -265,7 +269,7 @@ struct Scanned {
     root: PathBuf,
     snapshot: Arc<AnalysisSnapshot>,
     staged_sources: Option<format::ContentSources>,
-    fixed: Option<super::fix::FixReport>,
+    fixed: Option<fix::FixReport>,
 }
 
 /// Resolves the requested files (the index's staged blobs, named paths or git's changed files,
@@ -298,7 +302,7 @@ fn scan(
         let walk = WalkOptions {
             ignore_files: !args.no_ignore,
         };
-        let mut targets = match super::targets::resolve(cwd, &args.paths, walk) {
+        let mut targets = match targets::resolve(cwd, &args.paths, walk) {
             Ok(targets) => targets,
             Err(error) => return Err(out.fail(&error.to_string())),
         };
@@ -317,7 +321,7 @@ fn scan(
         }
         let mut scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
         if args.fix {
-            fixed = Some(super::fix::apply(&targets.root, &scanned));
+            fixed = Some(fix::apply(&targets.root, &scanned));
             scanned = analyzer.scan_walked(&targets.root, &targets.paths, &targets.unfollowed);
         }
         (targets.root, with_skipped(scanned, targets.not_analyzed))

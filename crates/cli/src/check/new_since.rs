@@ -12,21 +12,21 @@ use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
 /// The findings of a check that were already in their file at `REV`.
-pub(super) struct PresentAtRev {
+pub(crate) struct PresentAtRev {
     /// Their starts.
-    pub(super) old: HashSet<Start>,
+    pub(crate) old: HashSet<Start>,
     /// Files whose blob at `REV` could not be judged, with the reason.
-    pub(super) unjudged: Vec<(String, String)>,
+    pub(crate) unjudged: Vec<(String, String)>,
 }
 
 /// Opens `rev` in the repository around `cwd`.
-pub(super) fn open(cwd: &Path, rev: &str) -> Result<RevisionTree, WorkspaceError> {
+pub(crate) fn open(cwd: &Path, rev: &str) -> Result<RevisionTree, WorkspaceError> {
     RevisionTree::at(cwd, rev)
 }
 
 /// The files that differ between `rev` and `HEAD` (changed or added since), for a check
 /// without paths: the branch's committed changes, to join with the worktree's.
-pub(super) fn committed_since(rev: &RevisionTree) -> Result<BTreeSet<String>, WorkspaceError> {
+pub(crate) fn committed_since(rev: &RevisionTree) -> Result<BTreeSet<String>, WorkspaceError> {
     let head = RevisionTree::head(rev.worktree_root())?;
     let then = rev.files()?;
     let now = head.files()?;
@@ -38,7 +38,7 @@ pub(super) fn committed_since(rev: &RevisionTree) -> Result<BTreeSet<String>, Wo
 }
 
 /// Compares each analyzed file's findings with those of its blob at `rev`.
-pub(super) fn present_at(
+pub(crate) fn present_at(
     rev: &RevisionTree,
     analyzer: &Analyzer,
     snapshot: &AnalysisSnapshot,
