@@ -9,7 +9,7 @@ use ast_grep_config::{
     SerializableRuleConfig, Severity as AstSeverity,
 };
 use ast_grep_language::SupportLang;
-use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource, builtin, project};
+use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource, builtin, read_project};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -359,7 +359,7 @@ pub struct LoadedRules {
 pub fn load_rules(source: &ConfigSource) -> LoadedRules {
     let (rules, utils, mut problems) = match source {
         ConfigSource::BuiltIn => (builtin::rule_files(), Vec::new(), Vec::new()),
-        ConfigSource::Root(root) => match project::read_project(root) {
+        ConfigSource::Root(root) => match read_project(root) {
             Ok(files) => (
                 files.rules,
                 files.utils,

@@ -103,7 +103,7 @@ impl Output<'_> {
 /// The config for this run: `--config DIR`, else the personal root if it exists, else the
 /// built-in default pack.
 fn config_source(explicit: Option<&Path>) -> Result<ConfigSource, ConfigSourceError> {
-    let personal = pi_native_hooks_config::root::personal_root().ok();
+    let personal = pi_native_hooks_config::personal_root().ok();
     ConfigSource::select(explicit, personal)
 }
 
@@ -115,7 +115,7 @@ fn policy_root(
 ) -> Result<std::path::PathBuf, ConfigSourceError> {
     match explicit {
         Some(dir) => Ok(cwd.join(dir)),
-        None => Ok(pi_native_hooks_config::root::personal_root()?),
+        None => Ok(pi_native_hooks_config::personal_root()?),
     }
 }
 

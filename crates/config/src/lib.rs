@@ -3,12 +3,14 @@
 
 mod analyzer_key;
 pub mod builtin;
-pub mod project;
-pub mod root;
+mod project;
+mod root;
 pub mod settings;
 pub mod trust;
 
 pub use analyzer_key::AnalyzerKey;
+pub use project::{MAX_RULE_DIR_DEPTH, ProjectFiles, SGCONFIG_FILE, read_project, read_project_in};
+pub use root::{ROOT_BELOW_HOME, RootError, personal_root};
 
 use std::path::PathBuf;
 
@@ -80,7 +82,7 @@ pub enum ConfigSourceError {
     NotADirectory(PathBuf),
     /// No `--config DIR` was given and the personal root cannot be found.
     #[error(transparent)]
-    Root(#[from] root::RootError),
+    Root(#[from] RootError),
 }
 
 /// Where the rules and policies of a session or a `check` come from.

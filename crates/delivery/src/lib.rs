@@ -14,10 +14,10 @@
 //! Delivery is pure: the wave coordinator decides which call carries the block and feeds the
 //! analysis results in; nothing here touches the file system or the clock.
 
-pub mod fingerprint;
-pub mod introduced;
-pub mod memory;
-pub mod render;
+mod fingerprint;
+mod introduced;
+mod memory;
+mod render;
 #[cfg(test)]
 mod test_support;
 pub mod tokens;

@@ -7,7 +7,9 @@
 //! why it is not a part of `config`, the module both of them read from. The doctor, which reports
 //! on a loaded config root, lives here for the same reason.
 
-pub mod doctor;
+mod doctor;
+
+pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};
 
 use pi_native_hooks_analysis::rules::{RuleSet, load_rules};
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};

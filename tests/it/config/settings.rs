@@ -13,7 +13,7 @@ use pi_native_hooks_config::settings::{
 use pi_native_hooks_config::trust::TrustError;
 use pi_native_hooks_delivery::RenderLimits;
 use pi_native_hooks_session::{Session, SessionOptions, footer};
-use pi_native_hooks_setup::doctor::doctor;
+use pi_native_hooks_setup::doctor;
 use pi_native_hooks_verification::{
     CallOutcome, DEFAULT_CONTINUATION_CAP, GateConfig, ObservedCall, RequirementState,
     VerificationGate,

@@ -10,7 +10,7 @@ use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_base::paths::relative_to;
 use pi_native_hooks_base::text::Escaped;
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
-use pi_native_hooks_setup::doctor::{DoctorReport, examine};
+use pi_native_hooks_setup::{DoctorReport, examine};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
