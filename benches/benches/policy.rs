@@ -7,21 +7,6 @@
 //! - `policy_evaluation_closure`: a policy that filters and maps every finding through Rhai
 //!   closures into result maps, the most flexible and slowest way to write one.
 
-#![allow(
-    clippy::case_sensitive_file_extension_comparisons,
-    reason = "the corpora are named `.ts`/`.tsx` exactly"
-)]
-#![allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_precision_loss,
-    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
-)]
-#![allow(
-    clippy::format_push_string,
-    clippy::format_collect,
-    reason = "building generated input and tables; allocation is outside what is measured"
-)]
-
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,

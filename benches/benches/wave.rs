@@ -24,18 +24,12 @@
 //!
 //! Afterwards the ratios and the absolute target are printed (see `docs/performance.md`).
 
-#![allow(
-    clippy::case_sensitive_file_extension_comparisons,
-    reason = "the corpora are named `.ts`/`.tsx` exactly"
-)]
-#![allow(
-    clippy::cast_possible_truncation,
+#![expect(
     clippy::cast_precision_loss,
     reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
 )]
-#![allow(
+#![expect(
     clippy::format_push_string,
-    clippy::format_collect,
     reason = "building generated input and tables; allocation is outside what is measured"
 )]
 

@@ -33,28 +33,26 @@
 //! label:path:line:column | TP or FP | why |`, up to a line `<!-- end of the checked samples -->`),
 //! fails when they do not cover exactly the drawn sample, and prints the precision table.
 
-#![allow(
+#![expect(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "the corpora are named `.ts`/`.tsx` exactly"
 )]
-#![allow(
+#![expect(
     clippy::cast_possible_truncation,
     clippy::cast_precision_loss,
     reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
 )]
-#![allow(
+#![expect(
     clippy::format_push_string,
-    clippy::format_collect,
     reason = "building generated input and tables; allocation is outside what is measured"
 )]
-#![allow(
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a measuring program: the tables go to stdout, progress to stderr"
 )]
 
 #[path = "../../tests/it/support/corpus.rs"]
-#[allow(dead_code, reason = "only `generate` is used here")]
 mod corpus;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -592,7 +590,7 @@ fn missing_from(a: &[Hit], b: &[Hit]) -> Vec<Hit> {
 }
 
 // Not yet split into its phases (corpus setup, the two runs, the comparison, the report).
-#[allow(clippy::too_many_lines)]
+#[expect(clippy::too_many_lines)]
 fn run(options: &Options) -> Result<(), Error> {
     if !options.bin.is_file() {
         return Err(format!(

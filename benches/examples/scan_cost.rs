@@ -14,11 +14,11 @@
 //! each measured scan alternates between two revisions so none is served from the content cache,
 //! exactly as in the bench. Prints the findings found, so two builds can be compared.
 
-#![allow(
+#![expect(
     clippy::print_stdout,
     reason = "an example that prints what it measured"
 )]
-#![allow(
+#![expect(
     clippy::cast_possible_truncation,
     clippy::format_push_string,
     reason = "the shared corpus generator: counts far below 2^32, allocation outside what is measured"

@@ -10,18 +10,16 @@
 //! none; the difference in the heap in use (glibc's `mallinfo2`: Rust's allocations and
 //! tree-sitter's C allocations alike) is what the held trees cost. Linux with glibc only.
 
-#![allow(
+#![expect(
     clippy::cast_possible_truncation,
     clippy::cast_precision_loss,
     reason = "byte counts far below 2^52, printed as floats"
 )]
-#![allow(
-    clippy::case_sensitive_file_extension_comparisons,
+#![expect(
     clippy::format_push_string,
-    clippy::format_collect,
     reason = "the generated corpus, shared with the tests; built outside what is measured"
 )]
-#![allow(
+#![expect(
     unsafe_code,
     reason = "glibc's allocator statistics are read through its C function `mallinfo2`"
 )]
@@ -36,7 +34,6 @@ use std::sync::Arc;
 
 /// glibc's `struct mallinfo2`.
 #[repr(C)]
-#[allow(dead_code, reason = "laid out as glibc fills it; two fields are read")]
 struct MallInfo2 {
     arena: usize,
     ordblks: usize,

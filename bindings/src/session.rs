@@ -93,7 +93,8 @@ impl HookSession {
 
     /// `tool_execution_end`.
     #[napi]
-    // napi-rs passes JS strings to a method as owned `String`s.
+    // napi-rs passes JS strings to a method as owned `String`s. `allow`, not `expect`: the
+    // `#[napi]` expansion copies the attribute onto code where the lint does not fire.
     #[allow(clippy::needless_pass_by_value)]
     pub fn tool_execution_end(&self, id: String) {
         self.inner.tool_execution_end(&id);
@@ -147,7 +148,8 @@ impl HookSession {
     /// verification policy proposed for the session's project), which exist already, and what
     /// was proposed. Async: it looks at the file system.
     #[napi]
-    // `async` makes napi-rs run it off Node's main thread and return a Promise.
+    // `async` makes napi-rs run it off Node's main thread and return a Promise. `allow`, not
+    // `expect`: the `#[napi]` expansion copies the attribute onto code where the lint does not fire.
     #[allow(clippy::unused_async)]
     pub async fn init_plan(&self) -> InitPlan {
         InitPlan::from(&init_plan(self.inner.config_root(), self.inner.cwd()))
@@ -157,7 +159,8 @@ impl HookSession {
     /// it created). Resolves to the created paths, or to a [`BindingError`]
     /// (`PNH_INIT_FAILED`).
     #[napi]
-    // `async` makes napi-rs run it off Node's main thread and return a Promise.
+    // `async` makes napi-rs run it off Node's main thread and return a Promise. `allow`, not
+    // `expect`: the `#[napi]` expansion copies the attribute onto code where the lint does not fire.
     #[allow(clippy::unused_async)]
     pub async fn init_apply(&self) -> Either<Vec<String>, BindingError> {
         match init_plan(self.inner.config_root(), self.inner.cwd()).apply() {

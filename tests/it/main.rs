@@ -9,28 +9,28 @@
 //! `docs/architecture.md` describes the layout.
 
 // Pedantic lints that do not fit test code, each with the reason.
-#![allow(
+#![expect(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "fixtures and corpora are named `.ts`/`.tsx` exactly; the engine's own matching is tested"
 )]
-#![allow(
+#![expect(
     clippy::cast_possible_truncation,
     reason = "test input sizes are small constants, far below 32 bits"
 )]
-#![allow(
+#![expect(
     clippy::format_push_string,
     clippy::format_collect,
     reason = "test text is built for comparison; allocation does not matter"
 )]
-#![allow(
+#![expect(
     clippy::match_wildcard_for_single_variants,
     reason = "a test's catch-all arm is the failure message for anything unexpected"
 )]
-#![allow(
+#![expect(
     clippy::unnecessary_wraps,
     reason = "helpers return the exact type the assertion compares against"
 )]
-#![allow(
+#![expect(
     clippy::too_many_lines,
     reason = "a scenario test reads top to bottom; splitting it hides the sequence"
 )]

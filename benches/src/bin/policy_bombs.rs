@@ -12,22 +12,16 @@
 //! call runs on a thread with a 2 MiB stack, the size of tokio's blocking pool threads where
 //! policies run in Pi.
 
-#![allow(
-    clippy::case_sensitive_file_extension_comparisons,
-    reason = "the corpora are named `.ts`/`.tsx` exactly"
-)]
-#![allow(
-    clippy::cast_possible_truncation,
+#![expect(
     clippy::cast_precision_loss,
     reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
 )]
-#![allow(
-    clippy::format_push_string,
+#![expect(
     clippy::format_collect,
     reason = "building generated input and tables; allocation is outside what is measured"
 )]
-#![allow(clippy::print_stdout, reason = "the table is this program's output")]
-#![allow(clippy::print_stderr, reason = "usage errors")]
+#![expect(clippy::print_stdout, reason = "the table is this program's output")]
+#![expect(clippy::print_stderr, reason = "usage errors")]
 
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
@@ -77,7 +71,7 @@ fn bomb_bytes() -> usize {
 }
 
 // A table of cases, one literal per bomb.
-#[allow(clippy::too_many_lines)]
+#[expect(clippy::too_many_lines)]
 fn bombs() -> Vec<Bomb> {
     let bytes = bomb_bytes();
     let thrown = bytes / 16 * 10;

@@ -42,7 +42,7 @@ impl From<FooterSummary> for Footer {
             active: summary.active,
             config_source,
             config_root: config_root.map(|root| root.display().to_string()),
-            #[allow(clippy::cast_precision_loss)] // a count far below 2^53
+            #[expect(clippy::cast_precision_loss, reason = "a count far below 2^53")]
             delivered: summary.delivered as f64,
             passed: count(summary.passed),
             pending: count(summary.pending),

@@ -13,7 +13,10 @@ use pi_native_hooks_wave as wave;
 use super::watcher_status::WatcherStatus;
 
 /// A count, revision or time in milliseconds as a JS number (exact below 2^53).
-#[allow(clippy::cast_precision_loss)] // every value here stays far below 2^53
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "every value here stays far below 2^53"
+)]
 fn num(n: u64) -> f64 {
     n as f64
 }
@@ -445,7 +448,7 @@ impl From<engine::RequirementStatus> for RequirementStatus {
             last_failure: status.last_failure.map(|failure| FailedRun {
                 tool_call_id: failure.tool_call_id.into(),
                 required_revision: num(failure.required_revision),
-                #[allow(clippy::cast_precision_loss)] // an exit code
+                #[expect(clippy::cast_precision_loss, reason = "an exit code")]
                 exit_code: failure.exit_code.map(|code| code as f64),
                 is_error: failure.is_error,
                 at: num(failure.at.0),

@@ -47,7 +47,7 @@ impl From<&FallbackReason> for WatchFallback {
 
 impl From<WatchStatus> for WatcherStatus {
     fn from(status: WatchStatus) -> Self {
-        #[allow(clippy::cast_precision_loss)] // counts far below 2^53
+        #[expect(clippy::cast_precision_loss, reason = "counts far below 2^53")]
         let num = |n: u64| n as f64;
         let (state, directories, unavailable) = match &status.state {
             WatchState::Watching { directories } => (

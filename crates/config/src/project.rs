@@ -26,7 +26,7 @@ struct SgConfig {
     util_dirs: Vec<PathBuf>,
     /// Accepted so `ast-grep test` keeps working on the project; not used here.
     #[serde(default)]
-    #[allow(
+    #[expect(
         dead_code,
         reason = "accepted for ast-grep compatibility, unused by the engine"
     )]
@@ -35,7 +35,7 @@ struct SgConfig {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[allow(
+#[expect(
     dead_code,
     reason = "accepted for ast-grep compatibility, unused by the engine"
 )]

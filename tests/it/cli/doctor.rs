@@ -2,7 +2,7 @@
 //! verification policy matches there (keys and directories as `/hooks-status` names them), every
 //! project problem in the session's words, and an exit status that counts them.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::TestRepo;
 use crate::support::cli::cli;

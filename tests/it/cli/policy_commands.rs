@@ -1,6 +1,6 @@
 //! The `init`, `doctor` and `test` subcommands on a temporary config root.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::cli::cli;
 use crate::support::config_root::write_private;

@@ -3,8 +3,6 @@
 //! for its rule's findings, including those it leaves out, and `doctor` lists such rules without
 //! calling the root unhealthy, while a rule that does not compile makes it unhealthy.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
-
 use crate::support::cli::cli;
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_cli::ExitStatus;

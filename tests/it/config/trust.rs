@@ -5,7 +5,7 @@
 //! Written to pass both as root and as a normal user: hostile directories are made with `chmod`,
 //! never with `chown` (except where marked, which needs root to stage another owner).
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::ConfigRoot;
 use crate::support::cli::cli;

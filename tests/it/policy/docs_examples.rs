@@ -3,7 +3,7 @@
 //! their fixtures, and the fixtures run through the real analyzer. The skill's frontmatter is
 //! checked too.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks_analysis::rules::load_source;

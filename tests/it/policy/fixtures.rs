@@ -2,7 +2,7 @@
 //! analyzer, and the runner reports noisy, missing, unknown-policy, empty and snapshot problems.
 //! Set `PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1` to rewrite the shipped snapshots.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks_analysis::rules::load_source;

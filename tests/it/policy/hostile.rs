@@ -9,8 +9,6 @@
 //! memory budget is enforced here. Wall-clock figures are measured by
 //! `cargo run --release -p pi-native-hooks-benches --bin policy_bombs`, not asserted.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
-
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };

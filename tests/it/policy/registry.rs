@@ -1,7 +1,5 @@
 //! Loading, isolation, fan-out and reloads of the policy registry.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
-
 use crate::support::ConfigRoot;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,

@@ -1,7 +1,7 @@
 //! `init` lays down a working, trusted config root without ever overwriting, and `doctor`
 //! reports its health.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use pi_native_hooks_analysis::rules::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};

@@ -3,7 +3,7 @@
 //! load, a malformed fixture, a policy failing at run time, no tests), `--filter`, and a summary
 //! that names every failure.
 
-#![allow(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
+#![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::ConfigRoot;
 use crate::support::cli::cli;

@@ -57,7 +57,7 @@ Exit status:
 #[derive(Debug, clap::Args)]
 #[command(after_help = CHECK_HELP)]
 // Each flag is an independent command-line switch, not a state.
-#[allow(clippy::struct_excessive_bools)]
+#[expect(clippy::struct_excessive_bools)]
 pub struct CheckArgs {
     /// Files to scan (default: the modified, staged and untracked files of the repository around
     /// the current directory, compared to HEAD).

@@ -37,7 +37,7 @@ pub enum RootPolicies {
 /// A name in `policies/` that is not valid UTF-8 is returned as a source whose text is the
 /// [`TrustError::UnreadableName`] that reports it.
 // A policy file is `*.rhai` exactly, as the docs say: `A.RHAI` is not loaded.
-#[allow(clippy::case_sensitive_file_extension_comparisons)]
+#[expect(clippy::case_sensitive_file_extension_comparisons)]
 pub fn read_root(root: &Path) -> RootPolicies {
     let root = match TrustedDir::open_root_if_exists(root) {
         Ok(Some(root)) => root,

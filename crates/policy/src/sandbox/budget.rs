@@ -14,7 +14,7 @@
 //! binary and the Node addon install it ([`is_installed`] tells). Elsewhere the budget is not
 //! enforced and the other limits still apply.
 
-#![allow(unsafe_code, reason = "a global allocator is an unsafe trait")]
+#![expect(unsafe_code, reason = "a global allocator is an unsafe trait")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -276,7 +276,7 @@ impl Sandbox {
             .set_max_variables(1_000)
             .set_max_functions(1_000)
             .on_progress(on_progress);
-        #[allow(deprecated, reason = "`on_var` is stable in use, only marked volatile")]
+        #[expect(deprecated, reason = "`on_var` is stable in use, only marked volatile")]
         engine.on_var(on_var);
         engine.on_print(capture).on_debug(move |text, _, position| {
             let text = bounded(text, max_log_line);

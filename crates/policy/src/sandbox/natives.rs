@@ -23,7 +23,7 @@ pub(crate) struct LimitHit(pub(crate) &'static str);
 
 /// The error that stops a call at `limit`; Rhai fills in the position of the failing call.
 // Rhai's native functions return `Box<EvalAltResult>` errors; this builds one.
-#[allow(clippy::unnecessary_box_returns)]
+#[expect(clippy::unnecessary_box_returns)]
 pub(crate) fn limit_hit(limit: &'static str) -> Box<EvalAltResult> {
     Box::new(EvalAltResult::ErrorRuntime(
         Dynamic::from(LimitHit(limit)),

@@ -114,7 +114,7 @@ fn integral_numbers_as_integers(value: &mut Value) {
                 return;
             }
             // Exact: the value is integral and within ±2^53.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let integer = if float < 0.0 {
                 Number::from(float as i64)
             } else {

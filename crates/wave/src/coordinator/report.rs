@@ -291,7 +291,7 @@ fn serialize_as_text<S: serde::Serializer, T: std::fmt::Display>(
 }
 
 // serde's `serialize_with` passes the field by reference, so the signature takes `&Option`.
-#[allow(clippy::ref_option)]
+#[expect(clippy::ref_option)]
 fn serialize_changes<S: serde::Serializer>(
     changes: &Option<ChangeSet>,
     serializer: S,

@@ -118,7 +118,7 @@ fn file_size(stat: &FileStat) -> u64 {
 }
 
 /// The metadata form of a file above [`MAX_HASHED_BYTES`].
-#[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+#[expect(clippy::useless_conversion, clippy::unnecessary_cast)]
 fn large_file(executable: bool, stat: &FileStat) -> Content {
     Content::LargeFile {
         executable,
