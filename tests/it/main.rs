@@ -5,7 +5,7 @@
 //! process and calls one module's functions; only the block's rendered cases live here, as
 //! snapshots. `support` holds what the areas share: [`support::TestRepo`] and
 //! [`support::ConfigRoot`] build every repository and config root, and rendered text is compared
-//! with snapshots in `engine/tests/snapshots/` (`support::snapshot`). The "Tests" section of
+//! with snapshots in `tests/snapshots/` (`support::snapshot`). The "Tests" section of
 //! `docs/architecture.md` describes the layout.
 
 // Pedantic lints that do not fit test code, each with the reason.
@@ -63,3 +63,5 @@ mod status;
 mod session;
 
 mod cli;
+
+mod layers;

@@ -1,0 +1,109 @@
+//! The crate graph is the layer order of `docs/architecture.md`: every engine crate's
+//! `Cargo.toml` names exactly the engine crates its row in the "Crates are the layers" table
+//! lists, and each of those sits above it in the table. The compiler then refuses any `use`
+//! against the order, since a crate can only name what it depends on.
+
+use crate::support::checkout;
+use std::collections::BTreeSet;
+
+/// The engine crates of the architecture table, in table order, each with the crates its row
+/// says it depends on.
+fn documented_layers() -> Vec<(String, BTreeSet<String>)> {
+    let doc = std::fs::read_to_string(checkout().join("docs/architecture.md"))
+        .expect("docs/architecture.md is readable");
+    let table = doc
+        .split("## Crates are the layers")
+        .nth(1)
+        .expect("docs/architecture.md has a \"Crates are the layers\" section");
+    let table = table.split("\n## ").next().unwrap_or(table);
+    table
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let name = cells
+                .get(1)?
+                .strip_prefix("`pi-native-hooks-")?
+                .strip_suffix('`')?;
+            let depends = cells
+                .get(2)?
+                .split(',')
+                .map(str::trim)
+                .filter(|crate_name| !crate_name.is_empty())
+                .map(str::to_owned)
+                .collect();
+            Some((name.to_owned(), depends))
+        })
+        .collect()
+}
+
+/// The engine crates a crate's manifest depends on (normal dependencies), without the
+/// `pi-native-hooks-` prefix.
+fn manifest_layers(krate: &str) -> BTreeSet<String> {
+    let path = checkout().join("crates").join(krate).join("Cargo.toml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let manifest: toml::Table =
+        toml::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    manifest
+        .get("dependencies")
+        .and_then(toml::Value::as_table)
+        .map(|dependencies| {
+            dependencies
+                .keys()
+                .filter_map(|name| name.strip_prefix("pi-native-hooks-"))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_crate_depends_only_on_the_layers_above_it_as_documented() {
+    let layers = documented_layers();
+    let names: Vec<&str> = layers.iter().map(|(name, _)| name.as_str()).collect();
+    let on_disk: BTreeSet<String> = std::fs::read_dir(checkout().join("crates"))
+        .expect("crates/ is readable")
+        .map(|entry| {
+            entry
+                .expect("a crates/ entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        on_disk,
+        names
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect::<BTreeSet<_>>(),
+        "every directory under crates/ has a row in the table of docs/architecture.md, and no more"
+    );
+    for (position, (name, documented)) in layers.iter().enumerate() {
+        let above: BTreeSet<String> = names[..position].iter().map(|n| (*n).to_owned()).collect();
+        let below: Vec<&String> = documented.difference(&above).collect();
+        assert!(
+            below.is_empty(),
+            "the table lets `{name}` depend on {below:?}, not above it"
+        );
+        assert_eq!(
+            &manifest_layers(name),
+            documented,
+            "crates/{name}/Cargo.toml depends on other engine crates than its row in \
+             docs/architecture.md lists"
+        );
+    }
+}
+
+#[test]
+fn the_table_is_read_whole() {
+    // Guards the parser above: a table it misread would make the check vacuous.
+    let layers = documented_layers();
+    assert_eq!(layers.first().map(|(name, _)| name.as_str()), Some("base"));
+    assert_eq!(layers.last().map(|(name, _)| name.as_str()), Some("cli"));
+    assert!(layers.len() >= 10, "{layers:?}");
+    assert!(
+        layers[0].1.is_empty(),
+        "the base crate depends on no other engine crate"
+    );
+}
