@@ -1,6 +1,9 @@
 //! In-process ast-grep analysis of TypeScript and TSX: rules, scanning, the findings snapshot and
 //! its content cache.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod cache;
 pub mod finding;
 pub mod incremental;

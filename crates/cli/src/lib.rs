@@ -1,6 +1,9 @@
 //! The `pi-native-hooks` command line: argument parsing and output over the engine's library API.
 //! Each subcommand lives in its own file and owns no logic beyond presenting results.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod check;
 mod completions;
 mod doctor;

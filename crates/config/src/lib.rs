@@ -1,6 +1,9 @@
 //! Where configuration comes from: the personal config root, its trust checks, the ast-grep
 //! project in it, its settings file, and the built-in default pack compiled into the binary.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod analyzer_key;
 pub mod builtin;
 mod project;

@@ -14,6 +14,9 @@
 //! Delivery is pure: the wave coordinator decides which call carries the block and feeds the
 //! analysis results in; nothing here touches the file system or the clock.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod fingerprint;
 mod introduced;
 mod memory;

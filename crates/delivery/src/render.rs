@@ -484,7 +484,7 @@ fn location_cmp(a: &PolicyDiagnostic, b: &PolicyDiagnostic) -> Ordering {
 
 /// Compares runs of ASCII digits by their value and everything else as text, so `w2.ts` comes
 /// before `w10.ts`; equal under that order, the plain text decides (`w02` before `w2`).
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
     while let (Some(&cx), Some(&cy)) = (x.first(), y.first()) {
         if cx.is_ascii_digit() && cy.is_ascii_digit() {

@@ -6,6 +6,9 @@
 //! ([`PolicyRegistry::evaluate_diagnostics`]); verification policies decide which required
 //! commands a set of changed paths needs ([`PolicyRegistry::affected_requirements`]).
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod builtin;
 mod init;
 mod registry;

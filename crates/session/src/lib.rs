@@ -21,6 +21,9 @@
 //! gate carried over), `status/` (the engine's status model; `report`: the session's status,
 //! footer and text). This file only declares and re-exports: every other file depends on `state`, none on this one.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod events;
 mod gate;
 mod open;

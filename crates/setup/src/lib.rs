@@ -7,6 +7,9 @@
 //! why it is not a part of `config`, the module both of them read from. The doctor, which reports
 //! on a loaded config root, lives here for the same reason.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod doctor;
 
 pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};

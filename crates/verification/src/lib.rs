@@ -14,6 +14,9 @@
 //! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `doctor` (the projects
 //! `pi-native-hooks doctor` reports), `time`.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod evidence;
 mod gate;
 mod project;

@@ -21,6 +21,9 @@
 //! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
 //! failures, totals).
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod config;
 mod coordinator;
 mod event;

@@ -17,6 +17,9 @@
 //! revision's tree and blobs; `staged`, the index's blobs), `watch` (the per-session watcher that
 //! updates whole-worktree snapshots from file-system events), `error`.
 
+// What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
+#![warn(unreachable_pub)]
+
 mod error;
 mod git_status;
 mod repo;

@@ -126,7 +126,7 @@ pub struct Requirement {
 /// The blanks stripped from both ends of a required command and of a `bash` call's command: the
 /// ASCII space, tab and newline bash splits words on. Unicode spaces, `\r` or `\v` are not blanks
 /// to bash (`cargo test\u{a0}` runs `cargo test` with a test filter), so they are never stripped.
-pub const COMMAND_BLANKS: [char; 3] = [' ', '\t', '\n'];
+pub(crate) const COMMAND_BLANKS: [char; 3] = [' ', '\t', '\n'];
 
 /// `command` without [`COMMAND_BLANKS`] at its ends.
 pub fn trim_command(command: &str) -> &str {
@@ -200,7 +200,7 @@ impl Problems {
 
 /// Reads and validates the contract of a compiled policy. `source` is only used to find the
 /// line of a function definition. Returns every problem found, not just the first.
-pub fn read_contract(ast: &AST, source: &str) -> Result<PolicyContract, Vec<ContractError>> {
+pub(crate) fn read_contract(ast: &AST, source: &str) -> Result<PolicyContract, Vec<ContractError>> {
     let mut problems = Problems::default();
     let consts = read_consts(ast, &mut problems);
     let id = required(&consts, "ID", &mut problems).and_then(|l| string(l, "ID", &mut problems));

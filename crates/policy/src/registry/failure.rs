@@ -4,7 +4,7 @@
 
 use crate::registry::contract::ContractError;
 use crate::sandbox::RunError;
-pub use crate::sandbox::limits::{MAX_MESSAGE_BYTES, bounded};
+pub(crate) use crate::sandbox::limits::{MAX_MESSAGE_BYTES, bounded};
 use pi_native_hooks_base::ids::PolicyId;
 use pi_native_hooks_config::trust::TrustError;
 use std::fmt;

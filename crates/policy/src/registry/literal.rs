@@ -25,7 +25,7 @@ pub(crate) enum Value {
 
 impl Value {
     /// The type name used in error messages.
-    pub fn type_name(&self) -> &str {
+    pub(crate) fn type_name(&self) -> &str {
         match self {
             Value::Str(_) => "string",
             Value::Int(_) => "integer",

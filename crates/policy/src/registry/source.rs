@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// The directory under a config root that holds policies.
-pub const POLICY_DIR: &str = "policies";
+pub(crate) const POLICY_DIR: &str = "policies";
 
 /// One policy file, read or refused.
 #[derive(Clone, Debug)]
@@ -24,7 +24,7 @@ pub struct PolicySource {
 
 /// What a config root holds, as far as policies are concerned.
 #[derive(Debug)]
-pub enum RootPolicies {
+pub(crate) enum RootPolicies {
     /// The root does not exist.
     Absent,
     /// The root or its `policies/` directory failed a trust check: nothing was read.
@@ -38,7 +38,7 @@ pub enum RootPolicies {
 /// [`TrustError::UnreadableName`] that reports it.
 // A policy file is `*.rhai` exactly, as the docs say: `A.RHAI` is not loaded.
 #[expect(clippy::case_sensitive_file_extension_comparisons)]
-pub fn read_root(root: &Path) -> RootPolicies {
+pub(crate) fn read_root(root: &Path) -> RootPolicies {
     let root = match TrustedDir::open_root_if_exists(root) {
         Ok(Some(root)) => root,
         Ok(None) => return RootPolicies::Absent,

@@ -12,11 +12,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{LazyLock, Mutex};
 
 /// Answers kept at most.
-pub const MAX_ENTRIES: usize = 8_192;
+pub(crate) const MAX_ENTRIES: usize = 8_192;
 /// Bytes of keys kept at most.
-pub const MAX_KEY_BYTES: usize = 2 * 1024 * 1024;
+pub(crate) const MAX_KEY_BYTES: usize = 2 * 1024 * 1024;
 /// Longer paths are not cached.
-pub const MAX_PATH_BYTES: usize = 1_024;
+pub(crate) const MAX_PATH_BYTES: usize = 1_024;
 
 #[derive(Default)]
 struct Cache {

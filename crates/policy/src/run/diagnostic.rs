@@ -39,19 +39,19 @@ pub struct PolicyDiagnostic {
 /// `snapshot.report(guidance)`): everything but the guidance comes from the finding itself, so it
 /// needs no map and no re-validation.
 #[derive(Clone, Debug)]
-pub struct DiagnosticValue {
+pub(crate) struct DiagnosticValue {
     finding: FindingView,
     guidance: ImmutableString,
 }
 
 impl DiagnosticValue {
     /// The diagnostic for `finding` with `guidance`.
-    pub fn new(finding: FindingView, guidance: ImmutableString) -> Self {
+    pub(crate) fn new(finding: FindingView, guidance: ImmutableString) -> Self {
         Self { finding, guidance }
     }
 
     /// The guidance text.
-    pub fn guidance(&self) -> &str {
+    pub(crate) fn guidance(&self) -> &str {
         &self.guidance
     }
 
@@ -84,7 +84,7 @@ impl DiagnosticValue {
 }
 
 /// The keys a result map may have.
-pub const RESULT_FIELDS: &[&str] = &[
+pub(crate) const RESULT_FIELDS: &[&str] = &[
     "path",
     "line",
     "column",
@@ -98,7 +98,7 @@ pub const RESULT_FIELDS: &[&str] = &[
 
 /// Why what `evaluate` returned is not a list of diagnostics. The policy's failure shows it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum MalformedDiagnostic {
+pub(crate) enum MalformedDiagnostic {
     /// The result is not an array.
     #[error("`evaluate` must return an array of maps, not {0}")]
     NotAnArray(String),
@@ -122,7 +122,7 @@ pub enum MalformedDiagnostic {
 
 /// What is wrong with one returned diagnostic.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ResultProblem {
+pub(crate) enum ResultProblem {
     /// A key outside [`RESULT_FIELDS`].
     #[error("unknown field `{0}` (allowed: {fields})", fields = RESULT_FIELDS.join(", "))]
     UnknownField(String),

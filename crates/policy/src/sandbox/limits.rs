@@ -10,7 +10,7 @@ pub const MAX_MESSAGE_BYTES: usize = 1024;
 
 /// `text` cut to at most `max_bytes` bytes on a character boundary, followed by a marker with the
 /// original length when it was cut.
-pub fn bounded(text: &str, max_bytes: usize) -> String {
+pub(crate) fn bounded(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
     }

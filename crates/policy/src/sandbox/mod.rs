@@ -12,7 +12,7 @@ pub(crate) mod rhai_error;
 pub(crate) mod view;
 
 use crate::run::diagnostic::DiagnosticValue;
-pub use limits::SandboxLimits;
+pub(crate) use limits::SandboxLimits;
 use limits::{MAX_MESSAGE_BYTES, bounded};
 use natives::{LimitHit, limit_hit};
 use pi_native_hooks_base::cancel::CancelToken;

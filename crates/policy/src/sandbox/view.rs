@@ -10,14 +10,14 @@ use std::sync::Arc;
 /// What `evaluate(snapshot)` receives: the wave's snapshot, restricted to the findings of the
 /// rules the policy declared in `RULES`.
 #[derive(Clone, Debug)]
-pub struct SnapshotView {
+pub(crate) struct SnapshotView {
     pub(crate) snapshot: Arc<AnalysisSnapshot>,
     pub(crate) selected: Arc<[usize]>,
 }
 
 impl SnapshotView {
     /// A view of `snapshot` showing the findings whose rule is in `rules`, in snapshot order.
-    pub fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[RuleId]) -> Self {
+    pub(crate) fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[RuleId]) -> Self {
         let selected = snapshot
             .findings
             .iter()
@@ -29,12 +29,12 @@ impl SnapshotView {
     }
 
     /// True when the policy sees no finding.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.selected.is_empty()
     }
 
     /// The snapshot behind the view.
-    pub fn snapshot(&self) -> &AnalysisSnapshot {
+    pub(crate) fn snapshot(&self) -> &AnalysisSnapshot {
         &self.snapshot
     }
 
@@ -52,14 +52,14 @@ impl SnapshotView {
 
 /// One finding as a policy sees it: 1-based `line`/`column`/`end_line`/`end_column`.
 #[derive(Clone, Debug)]
-pub struct FindingView {
+pub(crate) struct FindingView {
     snapshot: Arc<AnalysisSnapshot>,
     index: usize,
 }
 
 impl FindingView {
     /// The finding behind the view.
-    pub fn finding(&self) -> &Finding {
+    pub(crate) fn finding(&self) -> &Finding {
         &self.snapshot.findings[self.index]
     }
 }

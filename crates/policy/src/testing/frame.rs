@@ -6,7 +6,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 /// The frame of 1-based `line`:`column` in `source` (`path` names it in the header), the caret
 /// labelled `label`. Without a column the whole line is underlined. `None` when `source` has no
 /// such line.
-pub fn code_frame(
+pub(super) fn code_frame(
     path: &str,
     source: &str,
     line: usize,

@@ -6,17 +6,17 @@ use crate::run::diagnostic::PolicyDiagnostic;
 use std::fmt::Write;
 
 /// The snapshot's first line.
-pub fn header(policy: &str) -> String {
+pub(super) fn header(policy: &str) -> String {
     format!("# policy: {policy}\n")
 }
 
 /// One case's section.
-pub fn case(name: &str, body: &str) -> String {
+pub(super) fn case(name: &str, body: &str) -> String {
     format!("\n## {name}\n{body}")
 }
 
 /// Diagnostics, one block each; `(none)` when empty.
-pub fn diagnostics(diagnostics: &[PolicyDiagnostic]) -> String {
+pub(super) fn diagnostics(diagnostics: &[PolicyDiagnostic]) -> String {
     if diagnostics.is_empty() {
         return "(none)\n".to_owned();
     }
@@ -41,7 +41,7 @@ pub fn diagnostics(diagnostics: &[PolicyDiagnostic]) -> String {
 }
 
 /// Required commands with the paths that need them; `(none)` when empty.
-pub fn requirements(requirements: &[AffectedRequirement]) -> String {
+pub(super) fn requirements(requirements: &[AffectedRequirement]) -> String {
     if requirements.is_empty() {
         return "(none)\n".to_owned();
     }

@@ -268,7 +268,7 @@ fn policy_id(name: &str) -> String {
 
 /// `text` as a Rhai string literal: printable ASCII other than `"` and `\` as is, everything
 /// else as a `\u`/`\U` escape, so no name can end the literal, a comment or a line.
-pub fn rhai_string(text: &str) -> String {
+pub(crate) fn rhai_string(text: &str) -> String {
     let mut out = String::from("\"");
     for c in text.chars() {
         match c {

@@ -80,7 +80,7 @@ impl ToolCatalog {
 /// The one replacement an `edit` call asked for: its `edits` list holding exactly one
 /// `{ oldText, newText }`, or the older top-level `oldText` and `newText`. `None` for any other
 /// tool, for several replacements, and for input of another shape.
-pub fn edit_hint(name: &str, input: &Value) -> Option<EditHint> {
+pub(crate) fn edit_hint(name: &str, input: &Value) -> Option<EditHint> {
     if name != "edit" {
         return None;
     }
