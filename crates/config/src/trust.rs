@@ -15,16 +15,22 @@
 //! `O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC`), checked with `fstat` on the opened descriptor, listed
 //! and read from that same descriptor. Swapping a path for a symlink after the check gains
 //! nothing: the swapped name is either refused or never looked at again.
+//!
+//! The walk, the opens, the listing and the atomic write are `safe_open`'s (the walk from `/` is
+//! its `follow::Follow`); this module owns the policies ([`walk::Policy`]) the config root and its
+//! ancestors are held to, and the errors that name what broke them.
 
-use nix::dir::Dir;
 use nix::errno::Errno;
-use nix::fcntl::{AtFlags, OFlag, openat, readlinkat, renameat};
-use nix::sys::stat::{FileStat, Mode, SFlag, fstat, fstatat};
-use nix::unistd::{UnlinkatFlags, unlinkat};
-use std::collections::VecDeque;
+use nix::fcntl::AtFlags;
+use nix::sys::stat::{FileStat, Mode, fstat, fstatat};
+use pi_native_hooks_base::safe_open::atomic::{Replacement, replace_at};
+use pi_native_hooks_base::safe_open::follow::{self, AboveRoot, Follow, Stopped};
+use pi_native_hooks_base::safe_open::walk::{
+    self, Access, NotListed, NotOpened, Owner, Policy, Violation, Writers, open_dir, open_dir_at,
+};
+use pi_native_hooks_base::safe_open::{FileKind, Opened, lexical, open_at, read_at_most};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
@@ -36,7 +42,7 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 pub const MAX_DIR_ENTRIES: usize = 10_000;
 
 /// The most symbolic links resolved among the ancestors of one path (Linux's own limit).
-pub const MAX_SYMLINK_HOPS: usize = 40;
+pub const MAX_SYMLINK_HOPS: usize = follow::MAX_SYMLINK_HOPS;
 
 /// Why a configuration path was not trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -175,10 +181,26 @@ impl Refusal {
     }
 }
 
-/// The uid trust is checked against.
-fn current_uid() -> u32 {
-    nix::unistd::geteuid().as_raw()
-}
+/// What a directory or file of the config root must be: the user's, written by nobody else.
+const CONFIG: Policy = Policy {
+    owner: Owner::Me,
+    writers: Writers::OwnerOnly,
+};
+
+/// What a directory above the config root must be: root's or the user's, shared for writing
+/// only with the sticky bit (every entry the walk steps into is owner-checked, which is what
+/// makes a sticky directory safe to pass through).
+const ANCESTOR: Policy = Policy {
+    owner: Owner::RootOrMe,
+    writers: Writers::OwnerOrSticky,
+};
+
+/// What a symbolic link above the config root must be: root's or the user's (its mode means
+/// nothing).
+const ANCESTOR_LINK: Policy = Policy {
+    owner: Owner::RootOrMe,
+    writers: Writers::Anyone,
+};
 
 fn io_error(path: &Path, error: &std::io::Error) -> TrustError {
     TrustError::Io {
@@ -187,13 +209,18 @@ fn io_error(path: &Path, error: &std::io::Error) -> TrustError {
     }
 }
 
-fn os_error(path: &Path, errno: Errno) -> Refusal {
-    let error = io_error(path, &std::io::Error::from(errno));
-    if errno == Errno::ENOENT {
-        Refusal::Missing(error)
+/// An operating system error about `path`; a missing path is told apart.
+fn open_failed(path: &Path, error: &std::io::Error) -> Refusal {
+    let refusal = io_error(path, error);
+    if error.kind() == std::io::ErrorKind::NotFound {
+        Refusal::Missing(refusal)
     } else {
-        Refusal::Refused(error)
+        Refusal::Refused(refusal)
     }
+}
+
+fn os_error(path: &Path, errno: Errno) -> Refusal {
+    open_failed(path, &std::io::Error::from(errno))
 }
 
 /// `name` with its non-ASCII and control bytes escaped, for messages about unreadable names.
@@ -222,14 +249,20 @@ struct Facts {
     size: u64,
 }
 
+impl From<FileKind> for EntryKind {
+    fn from(kind: FileKind) -> Self {
+        match kind {
+            FileKind::Regular => EntryKind::File,
+            FileKind::Directory => EntryKind::Dir,
+            FileKind::Symlink => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        }
+    }
+}
+
 impl From<FileStat> for Facts {
     fn from(stat: FileStat) -> Self {
-        let kind = match SFlag::from_bits_truncate(stat.st_mode & SFlag::S_IFMT.bits()) {
-            SFlag::S_IFREG => EntryKind::File,
-            SFlag::S_IFDIR => EntryKind::Dir,
-            SFlag::S_IFLNK => EntryKind::Symlink,
-            _ => EntryKind::Other,
-        };
+        let kind = EntryKind::from(FileKind::of(&stat));
         #[allow(clippy::useless_conversion, reason = "mode_t is u16 on some platforms")]
         let mode = u32::from(stat.st_mode) & 0o7777;
         Self {
@@ -255,39 +288,40 @@ fn facts_of_name(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<Facts
 
 /// A file or directory of the config root: owned by the user, not group- or world-writable.
 fn check_owned(path: &Path, facts: &Facts) -> Result<(), TrustError> {
-    let current = current_uid();
-    if facts.uid != current {
-        return Err(TrustError::NotOwned {
-            path: path.to_path_buf(),
-            owner: facts.uid,
-            current,
-        });
-    }
-    if facts.mode & 0o022 != 0 {
-        return Err(TrustError::Writable {
-            path: path.to_path_buf(),
-            mode: facts.mode,
-        });
-    }
-    Ok(())
+    let path = path.to_path_buf();
+    CONFIG
+        .check(facts.uid, facts.mode)
+        .map_err(|violation| match violation {
+            Violation::Owner { owner, current } => TrustError::NotOwned {
+                path,
+                owner,
+                current,
+            },
+            Violation::Writable { mode } => TrustError::Writable { path, mode },
+        })
+}
+
+/// What is above the config root, checked by `policy`.
+fn check_above(path: &Path, facts: &Facts, policy: Policy) -> Result<(), TrustError> {
+    let path = path.to_path_buf();
+    policy
+        .check(facts.uid, facts.mode)
+        .map_err(|violation| match violation {
+            Violation::Owner { owner, current } => TrustError::AncestorNotOwned {
+                path,
+                owner,
+                current,
+            },
+            Violation::Writable { mode } => TrustError::AncestorWritable { path, mode },
+        })
 }
 
 /// A directory or link above the config root: owned by root or the user.
 fn check_ancestor_owner(path: &Path, facts: &Facts) -> Result<(), TrustError> {
-    let current = current_uid();
-    if facts.uid != 0 && facts.uid != current {
-        return Err(TrustError::AncestorNotOwned {
-            path: path.to_path_buf(),
-            owner: facts.uid,
-            current,
-        });
-    }
-    Ok(())
+    check_above(path, facts, ANCESTOR_LINK)
 }
 
-/// A directory above the config root: owned by root or the user, and writable by group or
-/// others only with the sticky bit (every entry the walk steps into is owner-checked, which is
-/// what makes a sticky directory safe to pass through).
+/// A directory above the config root, as [`ANCESTOR`] says.
 fn check_ancestor(path: &Path, facts: &Facts) -> Result<(), TrustError> {
     if facts.kind != EntryKind::Dir {
         return Err(TrustError::WrongKind {
@@ -295,36 +329,12 @@ fn check_ancestor(path: &Path, facts: &Facts) -> Result<(), TrustError> {
             expected: "directory",
         });
     }
-    check_ancestor_owner(path, facts)?;
-    let sticky = facts.mode & 0o1000 != 0;
-    if facts.mode & 0o022 != 0 && !sticky {
-        return Err(TrustError::AncestorWritable {
-            path: path.to_path_buf(),
-            mode: facts.mode,
-        });
-    }
-    Ok(())
-}
-
-/// Flags for an ancestor: only walked through, never listed, so no read permission is needed
-/// where the platform allows it (`O_PATH`).
-fn ancestor_flags() -> OFlag {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    let access = OFlag::O_PATH;
-    #[cfg(not(any(target_os = "linux", target_os = "android")))]
-    let access = OFlag::O_RDONLY | OFlag::O_NONBLOCK;
-    access | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC
-}
-
-/// Flags for a file or directory of the config root.
-fn config_flags() -> OFlag {
-    OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC
+    check_above(path, facts, ANCESTOR)
 }
 
 /// A name for `openat`: one component, nothing that walks elsewhere.
 fn check_single_name(name: &OsStr, path: &Path) -> Result<(), TrustError> {
-    let bytes = name.as_bytes();
-    if bytes.is_empty() || bytes == b"." || bytes == b".." || bytes.contains(&b'/') {
+    if !walk::is_name(name.as_bytes()) {
         return Err(TrustError::Io {
             path: path.to_path_buf(),
             error: "not a single file name".to_owned(),
@@ -333,58 +343,27 @@ fn check_single_name(name: &OsStr, path: &Path) -> Result<(), TrustError> {
     Ok(())
 }
 
-/// An `openat` failure after the `fstatat` said the kind was right: the entry was swapped.
-fn open_error(
-    dir: BorrowedFd<'_>,
-    name: &OsStr,
-    path: &Path,
-    errno: Errno,
-    expected: &'static str,
-) -> Refusal {
+/// Why the directory `path` was not opened.
+fn refused_dir(path: &Path, why: &NotOpened) -> Refusal {
     let path = path.to_path_buf();
-    match errno {
-        Errno::ELOOP | Errno::EMLINK => Refusal::Refused(TrustError::Symlink { path }),
-        // O_NOFOLLOW | O_DIRECTORY on a symlink to a directory yields ENOTDIR on Linux.
-        Errno::ENOTDIR
-            if fstatat(dir, name, AtFlags::AT_SYMLINK_NOFOLLOW)
-                .is_ok_and(|stat| Facts::from(stat).kind == EntryKind::Symlink) =>
-        {
-            Refusal::Refused(TrustError::Symlink { path })
-        }
-        Errno::ENOTDIR => Refusal::Refused(TrustError::WrongKind { path, expected }),
-        _ => os_error(&path, errno),
+    match why {
+        NotOpened::NotAName => Refusal::Refused(TrustError::Io {
+            path,
+            error: "not a single file name".to_owned(),
+        }),
+        NotOpened::Symlink(_) => Refusal::Refused(TrustError::Symlink { path }),
+        NotOpened::NotDirectory(_) => Refusal::Refused(TrustError::WrongKind {
+            path,
+            expected: "directory",
+        }),
+        NotOpened::Os(errno) => os_error(&path, *errno),
     }
 }
 
 /// Opens the directory `name` of `dir` as a directory of the config root.
 fn open_config_dir(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<OwnedFd, Refusal> {
-    check_single_name(name, path)?;
-    let wrong_kind = || TrustError::WrongKind {
-        path: path.to_path_buf(),
-        expected: "directory",
-    };
-    match facts_of_name(dir, name, path)?.kind {
-        EntryKind::Symlink => {
-            return Err(TrustError::Symlink {
-                path: path.to_path_buf(),
-            }
-            .into());
-        }
-        EntryKind::Dir => {}
-        EntryKind::File | EntryKind::Other => return Err(wrong_kind().into()),
-    }
-    let fd = openat(
-        dir,
-        name,
-        config_flags() | OFlag::O_DIRECTORY,
-        Mode::empty(),
-    )
-    .map_err(|errno| open_error(dir, name, path, errno, "directory"))?;
-    let facts = facts_of_fd(path, fd.as_fd())?;
-    if facts.kind != EntryKind::Dir {
-        return Err(wrong_kind().into());
-    }
-    check_owned(path, &facts)?;
+    let fd = open_dir_at(dir, name, Access::Read).map_err(|why| refused_dir(path, &why))?;
+    check_owned(path, &facts_of_fd(path, fd.as_fd())?)?;
     Ok(fd)
 }
 
@@ -395,27 +374,29 @@ fn open_config_file(
     path: &Path,
 ) -> Result<TrustedFile, Refusal> {
     check_single_name(name, path)?;
-    let wrong_kind = || TrustError::WrongKind {
-        path: path.to_path_buf(),
-        expected: "regular file",
-    };
-    // Refuse what is not a regular file before opening it: opening a device can have effects.
-    match facts_of_name(dir, name, path)?.kind {
-        EntryKind::Symlink => {
+    // What is not a regular file is refused before it is opened: opening a device can have
+    // effects.
+    let (file, stat) = match open_at(dir, Path::new(name)) {
+        Ok(Opened::Regular { file, stat }) => (file, stat),
+        Ok(Opened::Other {
+            kind: FileKind::Symlink,
+            ..
+        }) => {
             return Err(TrustError::Symlink {
                 path: path.to_path_buf(),
             }
             .into());
         }
-        EntryKind::File => {}
-        EntryKind::Dir | EntryKind::Other => return Err(wrong_kind().into()),
-    }
-    let fd = openat(dir, name, config_flags(), Mode::empty())
-        .map_err(|errno| open_error(dir, name, path, errno, "regular file"))?;
-    let facts = facts_of_fd(path, fd.as_fd())?;
-    if facts.kind != EntryKind::File {
-        return Err(wrong_kind().into());
-    }
+        Ok(Opened::Other { .. }) => {
+            return Err(TrustError::WrongKind {
+                path: path.to_path_buf(),
+                expected: "regular file",
+            }
+            .into());
+        }
+        Err(error) => return Err(open_failed(path, &error)),
+    };
+    let facts = Facts::from(stat);
     check_owned(path, &facts)?;
     if facts.size > MAX_FILE_BYTES {
         return Err(TrustError::TooLarge {
@@ -427,7 +408,7 @@ fn open_config_file(
     }
     Ok(TrustedFile {
         path: path.to_path_buf(),
-        file: File::from(fd),
+        file,
         len: facts.size,
     })
 }
@@ -440,96 +421,67 @@ struct Step {
 
 fn open_slash() -> Result<Step, Refusal> {
     let path = PathBuf::from("/");
-    let fd = nix::fcntl::open("/", ancestor_flags(), Mode::empty())
-        .map_err(|errno| os_error(&path, errno))?;
+    let fd = open_dir(&path, Access::Search).map_err(|errno| os_error(&path, errno))?;
     check_ancestor(&path, &facts_of_fd(&path, fd.as_fd())?)?;
     Ok(Step { path, fd })
-}
-
-/// The walkable components of a path: names and `..` (`/` and `.` carry no step).
-fn steps_of(path: &Path) -> impl DoubleEndedIterator<Item = OsString> + '_ {
-    path.components().filter_map(|component| match component {
-        Component::Normal(name) => Some(name.to_os_string()),
-        Component::ParentDir => Some(OsString::from("..")),
-        Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
-    })
 }
 
 /// Walks from `/` through every directory of the absolute path `dir`, checking each as an
 /// ancestor and resolving symbolic links as described in the module documentation. Returns the
 /// descriptor of `dir` itself (checked as an ancestor too).
 fn walk_ancestors(dir: &Path) -> Result<Step, Refusal> {
-    let mut current = open_slash()?;
-    let mut above: Vec<Step> = Vec::new();
-    let mut queue: VecDeque<OsString> = steps_of(dir).collect();
-    let mut hops = 0;
-    while let Some(name) = queue.pop_front() {
-        if name == ".." {
-            // Every step is a real directory (links were resolved), so the lexical parent is
-            // the physical one.
-            if let Some(parent) = above.pop() {
-                current = parent;
-            }
-            continue;
-        }
-        let path = current.path.join(&name);
-        let facts = facts_of_name(current.fd.as_fd(), &name, &path)?;
-        match facts.kind {
-            EntryKind::Symlink => {
-                check_ancestor_owner(&path, &facts)?;
-                hops += 1;
-                if hops > MAX_SYMLINK_HOPS {
-                    return Err(TrustError::SymlinkLoop { path }.into());
-                }
-                let target = PathBuf::from(
-                    readlinkat(current.fd.as_fd(), name.as_os_str())
-                        .map_err(|errno| os_error(&path, errno))?,
-                );
-                if target.has_root() {
-                    above.clear();
-                    current = open_slash()?;
-                }
-                for step in steps_of(&target).rev() {
-                    queue.push_front(step);
-                }
-            }
-            EntryKind::Dir => {
-                let fd = openat(
-                    current.fd.as_fd(),
-                    name.as_os_str(),
-                    ancestor_flags(),
-                    Mode::empty(),
-                )
-                .map_err(|errno| os_error(&path, errno))?;
+    let slash = open_slash()?;
+    // Every directory stepped into is a real one (links are resolved), so the lexical parent is
+    // the physical one, and `/..` is `/`.
+    let mut walk = Follow::new(
+        slash.fd.as_fd(),
+        &slash.path,
+        dir.as_os_str(),
+        AboveRoot::Stay,
+    );
+    while let Some(next) = walk.next_name() {
+        let name = next.map_err(|stopped| stopped_walk(walk.path(), stopped))?;
+        let path = walk.path().join(&name);
+        match open_dir_at(walk.dir(), &name, Access::Search) {
+            Ok(fd) => {
                 check_ancestor(&path, &facts_of_fd(&path, fd.as_fd())?)?;
-                above.push(std::mem::replace(&mut current, Step { path, fd }));
+                walk.enter(&name, fd);
             }
-            EntryKind::File | EntryKind::Other => {
-                return Err(TrustError::WrongKind {
-                    path,
-                    expected: "directory",
-                }
-                .into());
+            Err(NotOpened::Symlink(lstat)) => {
+                check_ancestor_owner(&path, &Facts::from(*lstat))?;
+                walk.follow(&name, |target| {
+                    target.strip_prefix("/").ok().map(Path::to_path_buf)
+                })
+                .map_err(|stopped| stopped_walk(&path, stopped))?;
             }
+            Err(why) => return Err(refused_dir(&path, &why)),
         }
     }
-    Ok(current)
+    Ok(match walk.into_dir() {
+        Some((path, fd)) => Step { path, fd },
+        None => slash,
+    })
+}
+
+/// Why the walk from `/` stopped at `path`.
+fn stopped_walk(path: &Path, stopped: Stopped) -> Refusal {
+    let path = path.to_path_buf();
+    match stopped {
+        Stopped::TooManyLinks => Refusal::Refused(TrustError::SymlinkLoop { path }),
+        Stopped::Os(errno) => os_error(&path, errno),
+        // Every absolute target is below `/`, and `/..` is `/`.
+        Stopped::Outside => Refusal::Refused(TrustError::Io {
+            path,
+            error: stopped.to_string(),
+        }),
+    }
 }
 
 /// `path` made absolute and lexically normalized, split into its parent and final name
 /// (`None` for `/`).
 fn split_path(path: &Path) -> Result<(PathBuf, Option<OsString>), TrustError> {
     let absolute = std::path::absolute(path).map_err(|error| io_error(path, &error))?;
-    let mut normal = PathBuf::from("/");
-    for component in absolute.components() {
-        match component {
-            Component::Normal(name) => normal.push(name),
-            Component::ParentDir => {
-                normal.pop();
-            }
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
+    let mut normal = lexical(&absolute);
     let name = normal.file_name().map(OsStr::to_os_string);
     if name.is_some() {
         normal.pop();
@@ -576,8 +528,7 @@ impl TrustedDir {
             // The config root is `/` itself: it gets the checks of a config directory.
             let facts = facts_of_fd(path, parent.fd.as_fd())?;
             check_owned(path, &facts)?;
-            nix::fcntl::open("/", config_flags() | OFlag::O_DIRECTORY, Mode::empty())
-                .map_err(|errno| os_error(path, errno))?
+            open_dir(Path::new("/"), Access::Read).map_err(|errno| os_error(path, errno))?
         };
         Ok(Self {
             path: path.to_path_buf(),
@@ -677,70 +628,40 @@ impl TrustedDir {
     /// The entries of this directory (without `.` and `..`), sorted by name bytes, listed from
     /// the checked descriptor. At most [`MAX_DIR_ENTRIES`].
     pub fn entries(&self) -> Result<Vec<DirEntry>, TrustError> {
-        let mut dir = Dir::openat(
-            self.fd.as_fd(),
-            ".",
-            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|errno| os_error(&self.path, errno).into_error())?;
-        let mut entries = Vec::new();
-        for entry in dir.iter() {
-            let entry = entry.map_err(|errno| os_error(&self.path, errno).into_error())?;
-            let name = OsStr::from_bytes(entry.file_name().to_bytes());
-            if name == "." || name == ".." {
-                continue;
-            }
-            if entries.len() == MAX_DIR_ENTRIES {
-                return Err(TrustError::TooManyEntries {
-                    path: self.path.clone(),
-                    limit: MAX_DIR_ENTRIES,
-                });
-            }
-            let kind = match facts_of_name(self.fd.as_fd(), name, &self.path.join(name)) {
-                Ok(facts) => facts.kind,
-                // Removed since it was listed: it is not there any more.
-                Err(Refusal::Missing(_)) => continue,
-                // Opening it will report why.
-                Err(Refusal::Refused(_)) => EntryKind::Other,
-            };
-            entries.push(DirEntry {
-                name: name.to_os_string(),
-                kind,
-            });
-        }
-        entries.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-        Ok(entries)
+        let listed = walk::list(self.fd.as_fd(), MAX_DIR_ENTRIES).map_err(|why| match why {
+            NotListed::TooMany(limit) => TrustError::TooManyEntries {
+                path: self.path.clone(),
+                limit,
+            },
+            NotListed::Os(errno) => os_error(&self.path, errno).into_error(),
+        })?;
+        Ok(listed
+            .into_iter()
+            .map(|entry| DirEntry {
+                name: entry.name,
+                // One that could not be looked at: opening it will report why.
+                kind: entry.kind.map_or(EntryKind::Other, EntryKind::from),
+            })
+            .collect())
     }
 
-    /// Replaces the file `name` with `text`, mode 0600, relative to this directory: written to
-    /// `<name>.tmp` (created exclusively, never through a symlink), then renamed over `name`.
+    /// Replaces the file `name` with `text`, mode 0600, relative to this directory, by the atomic
+    /// write (a temporary file created exclusively beside it, never through a symlink, renamed
+    /// over `name`).
     pub fn write_private(&self, name: &OsStr, text: &[u8]) -> Result<(), TrustError> {
         let path = self.path.join(name);
         check_single_name(name, &path)?;
-        let mut staged = name.to_os_string();
-        staged.push(".tmp");
-        let fail = |errno: Errno| os_error(&path, errno).into_error();
-        match unlinkat(
+        replace_at(
             self.fd.as_fd(),
-            staged.as_os_str(),
-            UnlinkatFlags::NoRemoveDir,
-        ) {
-            Ok(()) | Err(Errno::ENOENT) => {}
-            Err(errno) => return Err(fail(errno)),
-        }
-        let fd = openat(
-            self.fd.as_fd(),
-            staged.as_os_str(),
-            OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
-            Mode::from_bits_truncate(0o600),
+            name,
+            text,
+            Replacement {
+                mode: Mode::S_IRUSR | Mode::S_IWUSR,
+                owner: None,
+            },
+            |error| io_error(&path, &error),
+            || Ok(()),
         )
-        .map_err(fail)?;
-        let mut file = File::from(fd);
-        file.write_all(text)
-            .and_then(|()| file.sync_all())
-            .map_err(|error| io_error(&path, &error))?;
-        renameat(self.fd.as_fd(), staged.as_os_str(), self.fd.as_fd(), name).map_err(fail)
     }
 }
 
@@ -777,19 +698,17 @@ impl TrustedFile {
 
     /// Reads the checked file as UTF-8 (never more than [`MAX_FILE_BYTES`], even if it grew).
     pub fn read_to_string(self) -> Result<String, TrustError> {
-        let mut bytes = Vec::with_capacity(usize::try_from(self.len).unwrap_or(0));
-        (&self.file)
-            .take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|error| io_error(&self.path, &error))?;
-        let bytes_read = bytes.len() as u64;
-        if bytes_read > MAX_FILE_BYTES {
+        let size_hint = usize::try_from(self.len).unwrap_or(0);
+        let Some(bytes) = read_at_most(&self.file, MAX_FILE_BYTES, size_hint)
+            .map_err(|error| io_error(&self.path, &error))?
+        else {
+            // One byte past the limit was read, and no more.
             return Err(TrustError::TooLarge {
                 path: self.path,
-                bytes: bytes_read,
+                bytes: MAX_FILE_BYTES + 1,
                 limit: MAX_FILE_BYTES,
             });
-        }
+        };
         String::from_utf8(bytes).map_err(|_| TrustError::Io {
             path: self.path,
             error: "not valid UTF-8".to_owned(),
@@ -805,6 +724,7 @@ pub fn read_trusted(path: &Path) -> Result<String, TrustError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_native_hooks_base::safe_open::walk::current_uid;
     use std::fs;
     use std::os::unix::fs::{PermissionsExt, symlink};
 

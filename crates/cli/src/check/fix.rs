@@ -6,28 +6,25 @@
 //! range starts at or after the end of the last one applied; a fix that overlaps it is left for
 //! the next run, as ast-grep leaves it.
 //!
-//! A file is rewritten only when it is still exactly what was analyzed (its content hash), by a
-//! temporary file in the same directory renamed over it, with the original's mode. Every
-//! directory on the way and the file itself are opened relative to the one before without
-//! following a symlink: a path that reaches its file through a symlink, or that is not a regular
-//! file, is never written.
+//! A file is rewritten only when it is still exactly what was analyzed (its content hash), by
+//! `safe_open`'s atomic write (a temporary file in the same directory renamed over it), with the
+//! original's mode. Every directory on the way and the file itself are opened relative to the one
+//! before without following a symlink (`safe_open`'s walk): a path that reaches its file through a
+//! symlink, or that is not a regular file, is never written.
 
 use super::{ExitStatus, Output};
-use nix::errno::Errno;
-use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode};
+use nix::unistd::{Gid, Uid};
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, FindingFix};
 use pi_native_hooks_base::hash::ContentHash;
-use pi_native_hooks_base::safe_open::{self, FileKind, Opened};
+use pi_native_hooks_base::safe_open::atomic::{Replacement, replace_at};
+use pi_native_hooks_base::safe_open::walk::{Access, Descent, NotOpened, open_dir};
+use pi_native_hooks_base::safe_open::{self, FileKind, Opened, read_at_most};
 use pi_native_hooks_base::text::Escaped;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{AsFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Why one file was not fixed.
 #[derive(Debug, thiserror::Error)]
@@ -213,8 +210,23 @@ fn write_fixed(root: &Path, path: &str, fixes: &[&FindingFix]) -> Result<(), Fix
             path: path.to_owned(),
         });
     }
-    let (dir, name) = open_parent(root, path)?;
-    let (text, stat) = read_regular(&dir, name, path, expected_len)?;
+    let (parent, name) = split(path)?;
+    let root = open_dir(root, Access::Read).map_err(|errno| io(errno.into()))?;
+    let mut descent = Descent::new(root.as_fd());
+    let dir = descent.open(parent.as_bytes()).map_err(|why| match why {
+        NotOpened::Symlink(_) => FixError::Symlink {
+            path: path.to_owned(),
+        },
+        NotOpened::NotDirectory(kind) => FixError::NotRegular {
+            path: path.to_owned(),
+            kind,
+        },
+        NotOpened::NotAName => FixError::Outside {
+            path: path.to_owned(),
+        },
+        NotOpened::Os(errno) => io(errno.into()),
+    })?;
+    let (text, stat) = read_regular(dir, name, path, expected_len)?;
     if ContentHash::of(&text) != expected {
         return Err(FixError::Changed {
             path: path.to_owned(),
@@ -235,94 +247,46 @@ fn write_fixed(root: &Path, path: &str, fixes: &[&FindingFix]) -> Result<(), Fix
     if fixed == text {
         return Ok(());
     }
-    let (temp_name, mut temp) = create_temp(&dir, name).map_err(io)?;
-    let written = write_temp(&mut temp, &fixed, &stat)
-        .map_err(io)
-        .and_then(|()| {
-            // The last look before the rename: still the same file, still the same bytes.
-            let (now, now_stat) = read_regular(&dir, name, path, expected_len)?;
-            if now_stat.st_ino != stat.st_ino
-                || now_stat.st_dev != stat.st_dev
-                || ContentHash::of(&now) != expected
-            {
-                return Err(FixError::Changed {
-                    path: path.to_owned(),
-                });
-            }
-            nix::fcntl::renameat(&dir, temp_name.as_os_str(), &dir, name)
-                .map_err(|errno| io(errno.into()))
-        });
-    if written.is_err() {
-        let _ = nix::unistd::unlinkat(
-            &dir,
-            temp_name.as_os_str(),
-            nix::unistd::UnlinkatFlags::NoRemoveDir,
-        );
-    }
-    written
+    let replacement = Replacement {
+        mode: Mode::from_bits_truncate(stat.st_mode & 0o7777),
+        owner: Some((Uid::from_raw(stat.st_uid), Gid::from_raw(stat.st_gid))),
+    };
+    replace_at(dir, name, &fixed, replacement, io, || {
+        // The last look before the rename: still the same file, still the same bytes.
+        let (now, now_stat) = read_regular(dir, name, path, expected_len)?;
+        if now_stat.st_ino != stat.st_ino
+            || now_stat.st_dev != stat.st_dev
+            || ContentHash::of(&now) != expected
+        {
+            return Err(FixError::Changed {
+                path: path.to_owned(),
+            });
+        }
+        Ok(())
+    })
 }
 
-/// The directory holding `path` (opened from `root` one component at a time, never following a
-/// symlink) and the file's name in it.
-fn open_parent<'p>(root: &Path, path: &'p str) -> Result<(OwnedFd, &'p OsStr), FixError> {
+/// `path` split into its directory (`""` for the root) and its file's name, if every component
+/// is a name: nothing empty, `.` or `..`, and not absolute.
+fn split(path: &str) -> Result<(&str, &OsStr), FixError> {
     let outside = || FixError::Outside {
         path: path.to_owned(),
     };
-    let io = |error: std::io::Error| FixError::Io {
-        path: path.to_owned(),
-        error,
-    };
-    let mut parts: Vec<&str> = path.split('/').collect();
-    let name = parts
-        .pop()
-        .filter(|name| !name.is_empty())
-        .ok_or_else(outside)?;
-    if path.starts_with('/')
-        || parts
-            .iter()
-            .chain([&name])
-            .any(|part| matches!(*part, "" | "." | ".."))
+    let (parent, name) = path.rsplit_once('/').unwrap_or(("", path));
+    if name.is_empty()
+        || path.starts_with('/')
+        || path.split('/').any(|part| matches!(part, "" | "." | ".."))
     {
         return Err(outside());
     }
-    let directory = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
-    let mut dir = nix::fcntl::open(root, directory, Mode::empty()).map_err(|e| io(e.into()))?;
-    for part in parts {
-        let lstat = nix::sys::stat::fstatat(&dir, part, AtFlags::AT_SYMLINK_NOFOLLOW)
-            .map_err(|e| io(e.into()))?;
-        match FileKind::of(&lstat) {
-            FileKind::Directory => {}
-            FileKind::Symlink => {
-                return Err(FixError::Symlink {
-                    path: path.to_owned(),
-                });
-            }
-            kind => {
-                return Err(FixError::NotRegular {
-                    path: path.to_owned(),
-                    kind,
-                });
-            }
-        }
-        dir = match nix::fcntl::openat(&dir, part, directory | OFlag::O_NOFOLLOW, Mode::empty()) {
-            Ok(fd) => fd,
-            // Swapped for a symlink since the `lstat`.
-            Err(Errno::ELOOP | Errno::ENOTDIR) => {
-                return Err(FixError::Symlink {
-                    path: path.to_owned(),
-                });
-            }
-            Err(errno) => return Err(io(errno.into())),
-        };
-    }
-    Ok((dir, OsStr::new(name)))
+    Ok((parent, OsStr::new(name)))
 }
 
 /// The bytes and `fstat` of the regular file `name` in `dir`, never through a symlink. Only a
 /// file of the analyzed length `expected_len` is read, and never more than that: a file that grew
 /// since it was analyzed (to 4 GiB, say) is `Changed` without costing its size in memory.
 fn read_regular(
-    dir: &OwnedFd,
+    dir: BorrowedFd<'_>,
     name: &OsStr,
     path: &str,
     expected_len: usize,
@@ -331,7 +295,7 @@ fn read_regular(
         path: path.to_owned(),
         error,
     };
-    match safe_open::open_at(dir.as_fd(), Path::new(name)).map_err(io)? {
+    match safe_open::open_at(dir, Path::new(name)).map_err(io)? {
         Opened::Regular { file, stat } => {
             let changed = || FixError::Changed {
                 path: path.to_owned(),
@@ -339,14 +303,11 @@ fn read_regular(
             if usize::try_from(stat.st_size).ok() != Some(expected_len) {
                 return Err(changed());
             }
-            // One byte more than expected tells a file that grew after the `fstat`.
-            let mut bytes = Vec::with_capacity(expected_len);
-            file.take(expected_len as u64 + 1)
-                .read_to_end(&mut bytes)
-                .map_err(io)?;
-            if bytes.len() != expected_len {
-                return Err(changed());
-            }
+            // A file that grew after the `fstat` is told by one byte more than expected.
+            let bytes = read_at_most(file, expected_len as u64, expected_len)
+                .map_err(io)?
+                .filter(|bytes| bytes.len() == expected_len)
+                .ok_or_else(changed)?;
             Ok((bytes, stat))
         }
         Opened::Other {
@@ -360,44 +321,6 @@ fn read_regular(
             kind,
         }),
     }
-}
-
-/// A new, empty, private file beside `name` in `dir`, named so it cannot collide.
-fn create_temp(dir: &OwnedFd, name: &OsStr) -> std::io::Result<(std::ffi::OsString, File)> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut last = Errno::EEXIST;
-    for _ in 0..16 {
-        let mut temp = std::ffi::OsString::from(".");
-        // Keep the temporary name within NAME_MAX whatever the file's name is.
-        let stem = &name.as_bytes()[..name.len().min(200)];
-        temp.push(OsStr::from_bytes(stem));
-        temp.push(format!(
-            ".pnh-fix-{}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let flags =
-            OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        match nix::fcntl::openat(dir, temp.as_os_str(), flags, Mode::S_IRUSR | Mode::S_IWUSR) {
-            Ok(fd) => return Ok((temp, File::from(fd))),
-            Err(Errno::EEXIST) => last = Errno::EEXIST,
-            Err(errno) => return Err(errno.into()),
-        }
-    }
-    Err(last.into())
-}
-
-/// Writes `bytes` to the temporary file and gives it the original's owner (when allowed) and mode.
-fn write_temp(temp: &mut File, bytes: &[u8], original: &FileStat) -> std::io::Result<()> {
-    temp.write_all(bytes)?;
-    // Only a privileged process may give a file away; anyone else keeps their own file.
-    let _ = nix::unistd::fchown(
-        &*temp,
-        Some(nix::unistd::Uid::from_raw(original.st_uid)),
-        Some(nix::unistd::Gid::from_raw(original.st_gid)),
-    );
-    nix::sys::stat::fchmod(&*temp, Mode::from_bits_truncate(original.st_mode & 0o7777))?;
-    temp.sync_all()
 }
 
 #[cfg(test)]

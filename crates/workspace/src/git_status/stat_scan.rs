@@ -13,20 +13,21 @@
 //! that flags which would make gix skip an entry are cleared first (see `full::checked_flags`).
 //!
 //! The `lstat` calls are made relative to an open directory (`fstatat`), and directories are
-//! opened one component at a time with `O_NOFOLLOW`: the kernel resolves one name per file instead
-//! of the whole path, and a directory that is a symlink fails to open, so its entries become
-//! suspects (gix refuses to step through symlinks as well).
+//! opened one component at a time without following a symlink (`safe_open`'s [`Descent`]): the
+//! kernel resolves one name per file instead of the whole path, and a directory that is a symlink
+//! fails to open, so its entries become suspects (gix refuses to step through symlinks as well).
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stat, stat};
-use nix::fcntl::{AtFlags, OFlag};
+use nix::fcntl::AtFlags;
 use nix::sys::stat::{FileStat, Mode as FileMode, SFlag};
 
 use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::safe_open::walk::{self, Access, Descent};
 
 /// Entries per unit of work handed to a thread.
 const CHUNK: usize = 512;
@@ -69,11 +70,7 @@ pub(crate) fn suspects(
     cancel: &CancelToken,
 ) -> Option<Vec<usize>> {
     let entries = index.entries().len();
-    let Ok(root) = nix::fcntl::open(
-        workdir,
-        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        FileMode::empty(),
-    ) else {
+    let Ok(root) = walk::open_dir(workdir, Access::Read) else {
         return Some((0..entries).collect());
     };
     let threads = std::thread::available_parallelism()
@@ -122,7 +119,7 @@ impl Scan<'_> {
     /// Take chunks until none are left; return the suspects found.
     fn run(&self) -> Vec<usize> {
         let entries = self.index.entries();
-        let mut dirs = DirStack::new(self.root);
+        let mut dirs = Descent::new(self.root);
         let mut found = Vec::new();
         loop {
             let start = self.next_chunk.fetch_add(1, Ordering::Relaxed) * CHUNK;
@@ -161,12 +158,7 @@ impl Scan<'_> {
     }
 
     /// `true` if gix's index ↔ worktree check would find `entry` unchanged from stat data alone.
-    fn is_unchanged(
-        &self,
-        entry: &gix::index::Entry,
-        path: &BStr,
-        dirs: &mut DirStack<'_>,
-    ) -> bool {
+    fn is_unchanged(&self, entry: &gix::index::Entry, path: &BStr, dirs: &mut Descent<'_>) -> bool {
         if entry.stage_raw() != 0
             || entry.flags.intersects(
                 Flags::UPTODATE
@@ -186,10 +178,10 @@ impl Scan<'_> {
             Some(slash) => (&path[..slash], &path[slash + 1..]),
             None => (&path[..0], path),
         };
-        if !is_normal_component(name) {
+        if !walk::is_name(name) {
             return false;
         }
-        let Some(dir) = dirs.open(dir) else {
+        let Ok(dir) = dirs.open(dir) else {
             return false;
         };
         let Ok(st) = nix::sys::stat::fstatat(dir, name.as_bytes(), AtFlags::AT_SYMLINK_NOFOLLOW)
@@ -256,94 +248,6 @@ fn index_stat(st: &FileStat) -> Option<Stat> {
     })
 }
 
-/// A path component that names an entry of its directory: not empty, `.` or `..`.
-fn is_normal_component(name: &[u8]) -> bool {
-    !matches!(name, b"" | b"." | b"..")
-}
-
-/// The open directories leading to the current one, reused while entries stay below them.
-struct DirStack<'a> {
-    root: BorrowedFd<'a>,
-    /// The repo-relative path of the deepest open directory.
-    current: Vec<u8>,
-    /// For each open directory from the root down: where its path ends in `current`, and its
-    /// descriptor.
-    open: Vec<(usize, OwnedFd)>,
-    /// The last directory that could not be opened, so its other entries do not retry.
-    failed: Option<Vec<u8>>,
-}
-
-impl<'a> DirStack<'a> {
-    fn new(root: BorrowedFd<'a>) -> Self {
-        DirStack {
-            root,
-            current: Vec::new(),
-            open: Vec::new(),
-            failed: None,
-        }
-    }
-
-    /// The directory at repo-relative `dir` (`""` is the root), opened without following
-    /// symlinks; `None` if any component cannot be opened that way.
-    fn open(&mut self, dir: &[u8]) -> Option<BorrowedFd<'_>> {
-        if dir.is_empty() {
-            return Some(self.root);
-        }
-        if dir != self.current.as_slice() || self.open.is_empty() {
-            if self.failed.as_deref() == Some(dir) {
-                return None;
-            }
-            self.descend_to(dir)?;
-        }
-        self.open.last().map(|(_, fd)| fd.as_fd())
-    }
-
-    /// Keep the open ancestors of `dir` and open the rest of its components.
-    fn descend_to(&mut self, dir: &[u8]) -> Option<()> {
-        while let Some(&(end, _)) = self.open.last() {
-            let is_ancestor = dir.get(..end) == self.current.get(..end)
-                && matches!(dir.get(end), None | Some(b'/'));
-            if is_ancestor {
-                break;
-            }
-            self.open.pop();
-        }
-        let kept = self.open.last().map_or(0, |(end, _)| *end);
-        self.current.truncate(kept);
-        let rest = dir.get(kept..).unwrap_or_default();
-        let rest = rest.strip_prefix(b"/").unwrap_or(rest);
-        if rest.is_empty() {
-            return Some(());
-        }
-        for component in rest.split(|b| *b == b'/') {
-            let parent = self.open.last().map_or(self.root, |(_, fd)| fd.as_fd());
-            let opened = if is_normal_component(component) {
-                nix::fcntl::openat(
-                    parent,
-                    component,
-                    OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
-                    FileMode::empty(),
-                )
-                .ok()
-            } else {
-                None
-            };
-            let Some(fd) = opened else {
-                let end = self.open.last().map_or(0, |(end, _)| *end);
-                self.current.truncate(end);
-                self.failed = Some(dir.to_vec());
-                return None;
-            };
-            if !self.current.is_empty() {
-                self.current.push(b'/');
-            }
-            self.current.extend_from_slice(component);
-            self.open.push((self.current.len(), fd));
-        }
-        Some(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,11 +260,7 @@ mod tests {
         std::fs::write(dir.path().join("file"), "content\n")?;
         std::os::unix::fs::symlink("file", dir.path().join("link"))?;
         std::fs::create_dir(dir.path().join("sub"))?;
-        let root = nix::fcntl::open(
-            dir.path(),
-            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-            FileMode::empty(),
-        )?;
+        let root = walk::open_dir(dir.path(), Access::Read)?;
         for name in ["file", "link", "sub"] {
             let ours = nix::sys::stat::fstatat(&root, name, AtFlags::AT_SYMLINK_NOFOLLOW)?;
             let gix_meta = gix::index::fs::Metadata::from_path_no_follow(&dir.path().join(name))?;
@@ -381,58 +281,5 @@ mod tests {
         bad_nanos.st_ctime_nsec = 1_000_000_000;
         assert_eq!(index_stat(&bad_nanos), None);
         Ok(())
-    }
-
-    /// Walking back and forth between directories reopens only what changed, and a directory
-    /// that is a symlink, a file or missing is not opened.
-    #[test]
-    fn directory_stack_follows_sorted_paths() -> Result<(), Box<dyn std::error::Error>> {
-        let dir = tempfile::tempdir()?;
-        for sub in ["a/b/c", "a/bc", "ab"] {
-            std::fs::create_dir_all(dir.path().join(sub))?;
-        }
-        std::fs::write(dir.path().join("a/file"), "")?;
-        std::os::unix::fs::symlink("a", dir.path().join("link"))?;
-        let root = nix::fcntl::open(
-            dir.path(),
-            OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-            FileMode::empty(),
-        )?;
-        let mut dirs = DirStack::new(root.as_fd());
-        let is_dir = |fd: Option<BorrowedFd<'_>>| {
-            fd.and_then(|fd| nix::sys::stat::fstat(fd).ok())
-                .is_some_and(|st| st.st_mode & SFlag::S_IFMT.bits() == SFlag::S_IFDIR.bits())
-        };
-        for (path, opens) in [
-            (&b"a/b/c"[..], true),
-            (b"a/b", true),
-            (b"a/bc", true),
-            (b"a/b/c", true),
-            (b"a/file", false),
-            (b"a/file", false),
-            (b"a/b", true),
-            (b"ab", true),
-            (b"link", false),
-            (b"link/b", false),
-            (b"missing/x", false),
-            (b"a/../a", false),
-            (b"a", true),
-        ] {
-            let fd = dirs.open(path);
-            assert_eq!(fd.is_some(), opens, "{}", path.as_bstr());
-            if opens {
-                assert!(is_dir(fd), "{}", path.as_bstr());
-                assert_eq!(dirs.current, path, "{}", path.as_bstr());
-            }
-        }
-        Ok(())
-    }
-
-    #[test]
-    fn only_normal_components_are_opened() {
-        assert!(is_normal_component(b"src"));
-        for odd in [&b""[..], b".", b".."] {
-            assert!(!is_normal_component(odd));
-        }
     }
 }
