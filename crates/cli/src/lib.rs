@@ -4,7 +4,7 @@
 pub mod check;
 pub mod completions;
 pub mod doctor;
-mod fix;
+pub mod fix;
 pub mod format;
 pub mod init;
 mod new_since;
