@@ -11,6 +11,9 @@ pub mod format;
 mod init;
 mod test;
 
+// How `check --fix` plans and rewrites a file's fixes, for tests that show the fixed text.
+pub use check::fix;
+
 use clap::{Parser, Subcommand};
 use pi_native_hooks_config::{ConfigSource, ConfigSourceError};
 use std::io::Write;

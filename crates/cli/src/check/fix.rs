@@ -28,7 +28,7 @@ use std::path::Path;
 
 /// Why one file was not fixed.
 #[derive(Debug, thiserror::Error)]
-pub enum FixError {
+pub(crate) enum FixError {
     /// The file, or a directory on its path, is a symlink.
     #[error("{}: not fixed: it is reached through a symlink", Escaped(.path))]
     Symlink {
@@ -67,7 +67,7 @@ pub enum FixError {
 
 /// What one `--fix` pass did.
 #[derive(Debug, Default)]
-pub struct FixReport {
+pub(crate) struct FixReport {
     /// Fixes written.
     pub applied: usize,
     /// Files rewritten.
@@ -124,7 +124,7 @@ pub fn rewrite(text: &[u8], fixes: &[&FindingFix]) -> Vec<u8> {
 
 /// Applies the fixes of the findings of `analysis` (paths relative to `root`) to the files under
 /// `root`.
-pub fn apply(root: &Path, analysis: &AnalysisSnapshot) -> FixReport {
+pub(crate) fn apply(root: &Path, analysis: &AnalysisSnapshot) -> FixReport {
     let mut by_path: BTreeMap<&str, Vec<&Finding>> = BTreeMap::new();
     for finding in analysis.findings.iter().filter(|f| f.fix.is_some()) {
         by_path.entry(&finding.path).or_default().push(finding);
@@ -149,7 +149,7 @@ pub fn apply(root: &Path, analysis: &AnalysisSnapshot) -> FixReport {
 
 /// Says on stderr what `report` did and what `after` (the analysis of the fixed files) still
 /// offers to fix; a file that had fixes but was not written makes the run an error.
-pub fn summarize(
+pub(crate) fn summarize(
     report: &FixReport,
     after: &AnalysisSnapshot,
     status: ExitStatus,

@@ -11,7 +11,7 @@
 //! when only lower ones were printed, 2 when the run is incomplete. Messages on stderr escape
 //! file names and reasons ([`pi_native_hooks_base::text`]).
 
-pub(crate) mod fix;
+pub mod fix;
 pub(crate) mod new_since;
 pub(crate) mod staged;
 pub(crate) mod targets;
