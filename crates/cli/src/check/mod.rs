@@ -58,7 +58,7 @@ Exit status:
 #[command(after_help = CHECK_HELP)]
 // Each flag is an independent command-line switch, not a state.
 #[expect(clippy::struct_excessive_bools)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Files to scan (default: the modified, staged and untracked files of the repository around
     /// the current directory, compared to HEAD).
     pub paths: Vec<PathBuf>,
@@ -124,7 +124,7 @@ pub struct CheckArgs {
 ///
 /// A broken rule or policy does not stop the run: the rules and policies that loaded run, their
 /// results are printed, every problem is named on stderr and the exit status is 2.
-pub fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let cwd = args
         .directory
         .as_ref()
