@@ -34,7 +34,7 @@
 )]
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_benches::{
     Bound, NoEstimate, Ratio, criterion_home, format_duration, mean_estimate, report,
 };

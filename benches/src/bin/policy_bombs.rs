@@ -26,7 +26,7 @@
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_policy::PolicySource;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
 use std::process::{Command, ExitCode, Stdio};

@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_base::text::escape;
+use pi_native_hooks_base::escape;
 
 /// What went wrong, as the JS error's `code`.
 #[napi(string_enum)]

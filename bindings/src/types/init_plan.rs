@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_base::text::escape;
+use pi_native_hooks_base::escape;
 use pi_native_hooks_policy::InitContent;
 
 /// What `/hooks-init` would do under the config root.

@@ -3,7 +3,7 @@
 //! [`Analyzer`](super::Analyzer) owns one cache and one rule set).
 
 use super::finding::Finding;
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
 use std::collections::HashMap;
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! One normalized analyzer finding: what matched, where, and how loud it is.
 
-use pi_native_hooks_base::hash::ContentHash;
-use pi_native_hooks_base::ids::RuleId;
+use pi_native_hooks_base::ContentHash;
+use pi_native_hooks_base::RuleId;
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::fmt;

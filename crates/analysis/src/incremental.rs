@@ -44,7 +44,7 @@ use ast_grep_core::matcher::MatcherExt;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_core::{AstGrep, Doc, Node};
 use ast_grep_language::SupportLang;
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};

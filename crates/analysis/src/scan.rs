@@ -21,7 +21,7 @@ use ast_grep_core::matcher::{Matcher, MatcherExt};
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_base::safe_open::{Beneath, Resolved};
 use pi_native_hooks_config::AnalyzerKey;
 use rayon::prelude::*;

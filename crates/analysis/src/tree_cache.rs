@@ -9,7 +9,7 @@ use super::finding::Finding;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Doc};
 use ast_grep_language::SupportLang;
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 

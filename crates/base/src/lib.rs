@@ -8,12 +8,18 @@
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
 
-pub mod hash;
-pub mod ids;
-pub mod paths;
+mod hash;
+mod ids;
+mod paths;
 pub mod safe_open;
-pub mod suggest;
+mod suggest;
 mod task;
-pub mod text;
+mod text;
 
-pub use task::{blocking, cancel};
+pub use hash::ContentHash;
+pub use ids::{CallId, PolicyId, RuleId};
+pub use paths::{RepoPath, RepoPathError, relative_to};
+pub use suggest::{MIN_SIMILARITY, closest, did_you_mean};
+pub use task::blocking::{TaskFailed, run_blocking};
+pub use task::cancel::CancelToken;
+pub use text::{Escaped, escape, escape_lines, is_escaped};

@@ -3,7 +3,7 @@
 //! policy matches in the repository around the current directory (or `DIR`).
 
 use super::{ExitStatus, Output};
-use pi_native_hooks_base::text::escape_lines;
+use pi_native_hooks_base::escape_lines;
 use pi_native_hooks_verification::doctor_in;
 use std::path::{Path, PathBuf};
 

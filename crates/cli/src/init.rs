@@ -32,10 +32,10 @@ pub(crate) fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStat
         .map_or_else(|| cwd.to_path_buf(), |dir| cwd.join(dir));
     let plan = init_plan(&root, &project);
     for line in plan.describe(args.dry_run) {
-        let _ = writeln!(out.stdout, "{}", pi_native_hooks_base::text::escape(&line));
+        let _ = writeln!(out.stdout, "{}", pi_native_hooks_base::escape(&line));
     }
     for note in &plan.notes {
-        let _ = writeln!(out.stdout, "{}", pi_native_hooks_base::text::escape(note));
+        let _ = writeln!(out.stdout, "{}", pi_native_hooks_base::escape(note));
     }
     if args.dry_run {
         return ExitStatus::Clean;

@@ -85,14 +85,14 @@ pub struct Output<'a> {
 impl Output<'_> {
     /// Prints `pi-native-hooks: note: <message>` on stderr, controls escaped within each line.
     pub fn note(&mut self, message: &str) {
-        let message = pi_native_hooks_base::text::escape_lines(message);
+        let message = pi_native_hooks_base::escape_lines(message);
         // A closed stderr leaves nothing better to report to.
         let _ = writeln!(self.stderr, "pi-native-hooks: note: {message}");
     }
 
     /// Prints `pi-native-hooks: warning: <message>` on stderr, controls escaped within each line.
     pub fn warn(&mut self, message: &str) {
-        let message = pi_native_hooks_base::text::escape_lines(message);
+        let message = pi_native_hooks_base::escape_lines(message);
         // A closed stderr leaves nothing better to report to.
         let _ = writeln!(self.stderr, "pi-native-hooks: warning: {message}");
     }
@@ -100,7 +100,7 @@ impl Output<'_> {
     /// Prints `pi-native-hooks: error: <message>` on stderr, controls escaped within each line,
     /// and returns [`ExitStatus::Error`].
     pub fn fail(&mut self, message: &str) -> ExitStatus {
-        let message = pi_native_hooks_base::text::escape_lines(message);
+        let message = pi_native_hooks_base::escape_lines(message);
         let _ = writeln!(self.stderr, "pi-native-hooks: error: {message}");
         ExitStatus::Error
     }

@@ -4,9 +4,9 @@
 //! failure.
 
 use super::{ExitStatus, Output};
-use pi_native_hooks_base::ids::PolicyId;
-use pi_native_hooks_base::suggest::did_you_mean;
-use pi_native_hooks_base::text::escape_lines;
+use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::did_you_mean;
+use pi_native_hooks_base::escape_lines;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
 use pi_native_hooks_policy::{RunOptions, SnapshotStatus, TestReport, run_fixtures_with};

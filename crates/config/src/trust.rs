@@ -36,10 +36,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The largest configuration file read, in bytes.
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The most entries one configuration directory may list.
-pub const MAX_DIR_ENTRIES: usize = 10_000;
+pub(crate) const MAX_DIR_ENTRIES: usize = 10_000;
 
 /// The most symbolic links resolved among the ancestors of one path (Linux's own limit).
 pub const MAX_SYMLINK_HOPS: usize = follow::MAX_SYMLINK_HOPS;
@@ -571,7 +571,7 @@ impl TrustedDir {
 
     /// Opens a relative directory path inside this one, one checked component at a time. The
     /// path may contain only names (no `/` at the start, no `.`/`..` that walk elsewhere).
-    pub fn open_relative_dir(&self, relative: &Path) -> Result<Self, TrustError> {
+    pub(crate) fn open_relative_dir(&self, relative: &Path) -> Result<Self, TrustError> {
         let mut dir: Option<Self> = None;
         for component in relative.components() {
             let name = match component {
@@ -716,8 +716,10 @@ impl TrustedFile {
     }
 }
 
-/// Opens `path` (its ancestors checked), checks the opened file, and reads it as UTF-8.
-pub fn read_trusted(path: &Path) -> Result<String, TrustError> {
+/// Opens `path` (its ancestors checked), checks the opened file, and reads it as UTF-8: the unit
+/// tests' way through [`TrustedFile`].
+#[cfg(test)]
+fn read_trusted(path: &Path) -> Result<String, TrustError> {
     TrustedFile::open(path)?.read_to_string()
 }
 

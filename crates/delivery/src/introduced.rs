@@ -12,7 +12,7 @@
 //! of the next wave.
 
 use pi_native_hooks_analysis::{AnalyzerKey, Finding};
-use pi_native_hooks_base::ids::RuleId;
+use pi_native_hooks_base::RuleId;
 use pi_native_hooks_policy::PolicyDiagnostic;
 use std::collections::{BTreeMap, HashMap};
 

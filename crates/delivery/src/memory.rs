@@ -7,7 +7,7 @@
 //! content: remembering fingerprints per path is remembering what was delivered per content.
 
 use super::fingerprint::{Fingerprint, KeyedDiagnostic};
-use pi_native_hooks_base::ids::PolicyId;
+use pi_native_hooks_base::PolicyId;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which policies' results are complete for which paths in one wave: the analysis of the path

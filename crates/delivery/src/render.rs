@@ -17,7 +17,7 @@
 //! bidirectional character escaped; every line is cut at a character cap.
 
 use super::tokens;
-use pi_native_hooks_base::text::{Escaped, escape};
+use pi_native_hooks_base::{Escaped, escape};
 use pi_native_hooks_policy::PolicyDiagnostic;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;

@@ -26,7 +26,7 @@ use pi_native_hooks_verification::{GateConfig, VerificationGate};
 pub enum ReloadError {
     /// Reading the config root panicked or was dropped (a defect).
     #[error("the config root could not be read again: {0}")]
-    Load(#[from] pi_native_hooks_base::blocking::TaskFailed),
+    Load(#[from] pi_native_hooks_base::TaskFailed),
     /// The gate operation that hands the state over panicked (a defect).
     #[error("the verification gate failed while reloading; the session keeps its previous config")]
     Gate,
@@ -47,7 +47,7 @@ impl Session {
         let previous = self.registry.clone();
         let previous_settings = self.settings.settings.clone();
         let root = self.options.config_root.clone();
-        let (config, settings_kept) = pi_native_hooks_base::blocking::run_blocking(move || {
+        let (config, settings_kept) = pi_native_hooks_base::run_blocking(move || {
             let mut config = LoadedConfig::load(&ConfigSource::root_or_builtin(root));
             config.registry = previous.mark_degraded(config.registry);
             let kept = failed_as_a_whole(&config.settings);

@@ -5,9 +5,9 @@
 //! the settings file (its values and problems).
 
 use super::LoadedConfig;
-use pi_native_hooks_base::ids::{PolicyId, RuleId};
-use pi_native_hooks_base::paths::{RepoPath, relative_to};
-use pi_native_hooks_base::text::Escaped;
+use pi_native_hooks_base::Escaped;
+use pi_native_hooks_base::{PolicyId, RuleId};
+use pi_native_hooks_base::{RepoPath, relative_to};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsOrigin};
 use pi_native_hooks_policy::{PolicyKind, PolicyRegistry, RootProblem};

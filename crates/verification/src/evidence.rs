@@ -30,7 +30,7 @@
 use super::project::ProjectIdentity;
 use crate::gate::observation::{CallOutcome, ObservedCall};
 use crate::gate::time::Timestamp;
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
 use pi_native_hooks_policy::{trim_command, unsafe_command_char};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

@@ -13,7 +13,7 @@ use super::evidence::{cd_form, same_dir};
 use super::project::ProjectIdentity;
 use super::waiver::WAIVER_TOOL;
 use crate::gate::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
-use pi_native_hooks_base::text::Escaped;
+use pi_native_hooks_base::Escaped;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 use super::project::ProjectIdentity;
 use crate::gate::requirement::RequirementKey;
 use crate::gate::time::Timestamp;
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 //! back: engine types, knowing nothing of any agent's wire format. The Node binding converts
 //! Pi's event objects into them and builds Pi's result patch from a [`ResultDecision`].
 
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

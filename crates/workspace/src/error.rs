@@ -1,7 +1,7 @@
 //! Owns [`WorkspaceError`]: every way a workspace snapshot can fail, each naming the repository
 //! (or directory) involved and what the caller or user can do about it.
 
-use pi_native_hooks_base::blocking::TaskFailed;
+use pi_native_hooks_base::TaskFailed;
 use std::path::PathBuf;
 
 /// Why a workspace snapshot or comparison could not be produced.
@@ -116,7 +116,7 @@ pub enum WorkspaceError {
         limit: usize,
     },
 
-    /// The capture was cancelled through its [`pi_native_hooks_base::cancel::CancelToken`].
+    /// The capture was cancelled through its [`pi_native_hooks_base::CancelToken`].
     #[error("workspace snapshot of {} was cancelled; retry if the result is still needed", path.display())]
     Cancelled {
         /// The directory the snapshot was requested for.

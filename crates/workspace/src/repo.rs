@@ -5,7 +5,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::error::WorkspaceError;
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
 
 /// Where `HEAD` points when the snapshot was taken.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]

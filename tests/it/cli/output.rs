@@ -7,7 +7,7 @@ use crate::support::cli::{binary, check, cli};
 use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, TestRepo, test_data};
 use pi_native_hooks_analysis::{ByteRange, FindingFix, Position, Severity, SourceRange};
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_cli::format::{self, Diagnostic, Format, Report, Summary};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 
 use crate::support::snapshot::assert_snapshot;
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_base::text::Escaped;
+use pi_native_hooks_base::Escaped;
 use pi_native_hooks_delivery::{Block, CarrierInfo, RenderLimits, Warnings, render, tokens};
 use pi_native_hooks_policy::PolicyDiagnostic;
 

@@ -4,7 +4,7 @@ use crate::support::ConfigRoot;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_policy::{
     FailureReason, PolicyRegistry, ProblemReason, RegistrySource, RunError, Sandbox, SandboxLimits,
 };

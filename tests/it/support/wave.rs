@@ -8,8 +8,8 @@ use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SkipReason, SkippedFile,
     SourceRange,
 };
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::ids::PolicyId;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
 use pi_native_hooks_wave::{
     AssistantMessage, DiagnosticPolicies, ExecutionMode, ResultDecision, SnapshotScope,

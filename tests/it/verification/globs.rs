@@ -6,7 +6,7 @@
 use crate::support::gate::{continuation_text, success, write_call};
 use crate::support::monorepo::{Mono, workspace};
 use crate::support::{ConfigRoot, TestRepo};
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
 use pi_native_hooks_verification::{
     ProjectProblem, RejectionReason, RequirementKey, RequirementState, SettleDecision,
     TrackedRequirement, cd_form,

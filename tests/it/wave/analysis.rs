@@ -8,7 +8,7 @@ use crate::support::wave::{
 };
 use crate::support::{TestRepo, set};
 use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_wave::{
     AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, WaveAnalyzer,
 };

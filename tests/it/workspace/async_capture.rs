@@ -1,7 +1,7 @@
 //! The async wrappers: same result as the sync capture, and cancellation through `CancelToken`.
 
 use crate::support::{TestRepo, set};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_workspace::{self as workspace, WorkspaceError};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

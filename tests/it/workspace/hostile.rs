@@ -5,7 +5,7 @@
 
 use crate::support::porcelain::{records, xy_map};
 use crate::support::{TestRepo, git, set};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_workspace::{
     self as workspace, Content, MAX_HASHED_BYTES, WorkspaceSnapshot, WorktreeChange,
 };

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::support::TestRepo;
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_workspace::{
     CaptureKind, FallbackReason, WatchOptions, WatchState, WatchedWorkspace, capture,
 };

@@ -16,11 +16,11 @@ use super::{ExitStatus, Output};
 use nix::sys::stat::{FileStat, Mode};
 use nix::unistd::{Gid, Uid};
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, FindingFix};
-use pi_native_hooks_base::hash::ContentHash;
+use pi_native_hooks_base::ContentHash;
+use pi_native_hooks_base::Escaped;
 use pi_native_hooks_base::safe_open::atomic::{Replacement, replace_at};
 use pi_native_hooks_base::safe_open::walk::{Access, Descent, NotOpened, open_dir};
 use pi_native_hooks_base::safe_open::{self, FileKind, Opened, read_at_most};
-use pi_native_hooks_base::text::Escaped;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -329,7 +329,7 @@ mod tests {
     use pi_native_hooks_analysis::{
         AnalysisSnapshot, ByteRange, Finding, FindingFix, Position, Severity, SourceRange,
     };
-    use pi_native_hooks_base::hash::ContentHash;
+    use pi_native_hooks_base::ContentHash;
 
     fn at(column: usize) -> Position {
         Position { line: 0, column }

@@ -20,7 +20,7 @@
 //! not be read.
 
 use pi_native_hooks_analysis::{SkipReason, SkippedFile, language_of};
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
 use pi_native_hooks_workspace::{
     self as workspace, StagedChange, WorkspaceKind, WorktreeChange, normalize_lexically,
 };

@@ -15,7 +15,7 @@
 
 use super::{Diagnostic, Report};
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_base::text::is_escaped;
+use pi_native_hooks_base::is_escaped;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 

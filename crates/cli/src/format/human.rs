@@ -25,7 +25,7 @@
 use super::{Diagnostic, Report, cwd_relative};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_base::text::{Escaped, escape, escape_lines, is_escaped};
+use pi_native_hooks_base::{Escaped, escape, escape_lines, is_escaped};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::ops::Range;

@@ -41,7 +41,7 @@ pub enum Format {
 
 /// When the human form is coloured (`--color`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// When stdout is a terminal and neither `NO_COLOR` nor `TERM=dumb` says otherwise.
     #[default]
     Auto,
@@ -54,7 +54,7 @@ pub enum ColorChoice {
 impl ColorChoice {
     /// Whether to colour: `auto` asks anstream about the process's stdout (a terminal, and
     /// `NO_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE` and `TERM` as anstream reads them).
-    pub fn enabled(self) -> bool {
+    pub(crate) fn enabled(self) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -68,7 +68,7 @@ impl ColorChoice {
 /// The lowest severity that makes `check` exit 1 (`--error-on`). Severities, lowest first:
 /// `hint` < `info` < `warning`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ErrorOn {
+pub(crate) enum ErrorOn {
     /// Every finding fails the run.
     Hint,
     /// Infos and warnings fail the run; hints are printed only.
@@ -80,7 +80,7 @@ pub enum ErrorOn {
 
 impl ErrorOn {
     /// The lowest failing severity.
-    pub fn threshold(self) -> Severity {
+    pub(crate) fn threshold(self) -> Severity {
         match self {
             ErrorOn::Hint => Severity::Hint,
             ErrorOn::Info => Severity::Info,
@@ -89,7 +89,7 @@ impl ErrorOn {
     }
 
     /// Whether a result of `severity` fails the run.
-    pub fn fails(self, severity: Severity) -> bool {
+    pub(crate) fn fails(self, severity: Severity) -> bool {
         severity >= self.threshold()
     }
 }
@@ -168,12 +168,12 @@ pub fn write(format: Format, report: &Report<'_>, out: &mut dyn Write) -> io::Re
 }
 
 /// The largest file a code frame reads; a larger one is shown without a frame.
-pub const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
+pub(crate) const MAX_SOURCE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The default [`SourceLookup`]: the working-tree file under `root`, opened with
 /// [`safe_open::Beneath`](pi_native_hooks_base::safe_open::Beneath) (never through a symlink leaving the root,
 /// never a FIFO or device), at most [`MAX_SOURCE_BYTES`], valid UTF-8.
-pub fn worktree_sources(root: &Path) -> impl Fn(&str) -> Option<String> + use<> {
+pub(crate) fn worktree_sources(root: &Path) -> impl Fn(&str) -> Option<String> + use<> {
     let beneath = Beneath::new(root).ok();
     move |path| {
         let Resolved::Regular { file, stat, .. } = beneath.as_ref()?.open(path).ok()? else {
@@ -196,12 +196,12 @@ pub fn worktree_sources(root: &Path) -> impl Fn(&str) -> Option<String> + use<> 
 /// A [`SourceLookup`] over content already in memory (the index's blobs for `check --staged`):
 /// the UTF-8 text of each path, so code frames show what was analyzed.
 #[derive(Debug, Default)]
-pub struct ContentSources(std::collections::BTreeMap<String, String>);
+pub(crate) struct ContentSources(std::collections::BTreeMap<String, String>);
 
 impl ContentSources {
     /// The UTF-8 files among `files` (path and bytes); others get no code frame.
     #[must_use]
-    pub fn of(files: &[(String, Vec<u8>)]) -> Self {
+    pub(crate) fn of(files: &[(String, Vec<u8>)]) -> Self {
         Self(
             files
                 .iter()
@@ -215,7 +215,7 @@ impl ContentSources {
 
     /// The text of `path`, if it is held.
     #[must_use]
-    pub fn text(&self, path: &str) -> Option<String> {
+    pub(crate) fn text(&self, path: &str) -> Option<String> {
         self.0.get(path).cloned()
     }
 }

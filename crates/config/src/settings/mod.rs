@@ -26,36 +26,36 @@ pub const SETTINGS_FILE: &str = "settings.toml";
 /// The default continuation cap (the verification gate's own default).
 pub const DEFAULT_CONTINUATION_CAP: u32 = 8;
 /// The continuation cap's bounds.
-pub const CONTINUATION_CAP_BOUNDS: (i64, i64) = (1, 100);
+pub(crate) const CONTINUATION_CAP_BOUNDS: (i64, i64) = (1, 100);
 /// The default wave timeout, in milliseconds.
-pub const DEFAULT_WAVE_TIMEOUT_MS: u64 = 10_000;
+pub(crate) const DEFAULT_WAVE_TIMEOUT_MS: u64 = 10_000;
 /// The wave timeout's bounds, in milliseconds (100 ms to 10 minutes).
-pub const WAVE_TIMEOUT_MS_BOUNDS: (i64, i64) = (100, 600_000);
+pub(crate) const WAVE_TIMEOUT_MS_BOUNDS: (i64, i64) = (100, 600_000);
 /// The default token budget of the diagnostic block (`o200k_base` tokens): about 90 locations of
 /// one rule with its guidance, or a dozen rules with a few locations each.
 pub const DEFAULT_BLOCK_MAX_TOKENS: usize = 1_000;
 /// The token budget's bounds (below 100 the header and the line naming what was left out would
 /// fill it).
-pub const BLOCK_MAX_TOKENS_BOUNDS: (i64, i64) = (100, 100_000);
+pub(crate) const BLOCK_MAX_TOKENS_BOUNDS: (i64, i64) = (100, 100_000);
 /// The default character cap per line of the diagnostic block.
-pub const DEFAULT_BLOCK_MAX_LINE_CHARS: usize = 400;
+pub(crate) const DEFAULT_BLOCK_MAX_LINE_CHARS: usize = 400;
 /// The per-line character cap's bounds.
-pub const BLOCK_MAX_LINE_CHARS_BOUNDS: (i64, i64) = (40, 10_000);
+pub(crate) const BLOCK_MAX_LINE_CHARS_BOUNDS: (i64, i64) = (40, 10_000);
 /// The default byte budget of the syntax trees held for incremental re-analysis (64 MiB: about
 /// 165 files of 11 KiB, each held at about 35 times its source).
 pub const DEFAULT_TREE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// The held-tree budget's bounds, in bytes (0 holds nothing, at most 1 GiB).
 pub const TREE_CACHE_BYTES_BOUNDS: (i64, i64) = (0, 1024 * 1024 * 1024);
 /// The most tools `tools.read_only` may list.
-pub const MAX_READ_ONLY_TOOLS: usize = 256;
+pub(crate) const MAX_READ_ONLY_TOOLS: usize = 256;
 /// The most `[[tools.shell]]` entries.
-pub const MAX_SHELL_TOOLS: usize = 64;
+pub(crate) const MAX_SHELL_TOOLS: usize = 64;
 /// The longest tool name, in bytes.
-pub const MAX_TOOL_NAME: usize = 128;
+pub(crate) const MAX_TOOL_NAME: usize = 128;
 /// The longest `exit_code_pattern`, in bytes.
-pub const MAX_PATTERN_LEN: usize = 1_024;
+pub(crate) const MAX_PATTERN_LEN: usize = 1_024;
 /// The most components of an `exit_code_field` path.
-pub const MAX_FIELD_DEPTH: usize = 8;
+pub(crate) const MAX_FIELD_DEPTH: usize = 8;
 /// The compiled size limit of an `exit_code_pattern`, in bytes.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
@@ -409,7 +409,7 @@ pub enum KeyFault {
 /// Reads `settings.toml` from the checked config root `root`: absent gives the defaults; a trust
 /// or read failure, a syntax error or a bad key gives a problem and the defaults for what it
 /// affects.
-pub fn load_settings(root: &TrustedDir) -> LoadedSettings {
+pub(crate) fn load_settings(root: &TrustedDir) -> LoadedSettings {
     let path = root.path().join(SETTINGS_FILE);
     let name = OsStr::new(SETTINGS_FILE);
     match root.contains(name) {

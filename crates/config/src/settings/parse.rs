@@ -431,6 +431,6 @@ fn suggest(key: &str, known: &[&str], prefix: &str) -> Option<String> {
             return Some(format!("[{}] {key}", place.trim_end_matches("[]")));
         }
     }
-    pi_native_hooks_base::suggest::closest(key, known.iter().copied())
+    pi_native_hooks_base::closest(key, known.iter().copied())
         .map(|candidate| join(prefix, candidate))
 }

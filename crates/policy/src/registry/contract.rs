@@ -4,7 +4,7 @@
 
 use crate::registry::literal::{self, Literal, Value};
 use pi_native_hooks_analysis::AnalyzerKey;
-use pi_native_hooks_base::ids::{PolicyId, RuleId};
+use pi_native_hooks_base::{PolicyId, RuleId};
 use rhai::{AST, ASTFlags, Stmt};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt;
@@ -296,7 +296,7 @@ fn check_known(consts: &BTreeMap<String, Literal>, kind_fields: &[&str], problem
                 .copied()
                 .collect::<Vec<_>>()
                 .join(", ");
-            let hint = pi_native_hooks_base::suggest::did_you_mean(
+            let hint = pi_native_hooks_base::did_you_mean(
                 name,
                 COMMON_FIELDS.iter().chain(kind_fields).copied(),
             );

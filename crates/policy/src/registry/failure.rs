@@ -5,7 +5,7 @@
 use crate::registry::contract::ContractError;
 use crate::sandbox::RunError;
 pub(crate) use crate::sandbox::limits::{MAX_MESSAGE_BYTES, bounded};
-use pi_native_hooks_base::ids::PolicyId;
+use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_config::trust::TrustError;
 use std::fmt;
 use std::path::PathBuf;

@@ -12,7 +12,7 @@ use crate::sandbox::Sandbox;
 use contract::{DiagnosticSpec, PolicyContract, PolicySpec, read_contract};
 use digest::{RequirementDigest, registry_digest, requirement_digests};
 use failure::{PolicyProblem, ProblemReason};
-use pi_native_hooks_base::ids::PolicyId;
+use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_config::AnalyzerKey;
 use pi_native_hooks_config::trust::TrustError;
 use rhai::AST;

@@ -4,7 +4,7 @@
 use crate::registry::contract::DiagnosticSpec;
 use crate::sandbox::view::{FindingView, SnapshotView};
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_base::ids::{PolicyId, RuleId};
+use pi_native_hooks_base::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString, Map};
 use serde::Serialize;
 use std::collections::HashSet;

@@ -85,7 +85,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
 
 /// The net bytes the current thread has allocated so far (may be negative: a thread can free
 /// what another allocated). Only differences between two readings mean anything.
-pub fn thread_net_bytes() -> i64 {
+pub(crate) fn thread_net_bytes() -> i64 {
     NET_BYTES.try_with(Cell::get).unwrap_or(0)
 }
 

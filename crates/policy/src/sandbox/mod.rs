@@ -15,7 +15,7 @@ use crate::run::diagnostic::DiagnosticValue;
 pub(crate) use limits::SandboxLimits;
 use limits::{MAX_MESSAGE_BYTES, bounded};
 use natives::{LimitHit, limit_hit};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use rhai::packages::{
     ArithmeticPackage, BasicArrayPackage, BasicFnPackage, BasicIteratorPackage, BasicMapPackage,
     BasicMathPackage, BasicStringPackage, LogicPackage, MoreStringPackage, Package,

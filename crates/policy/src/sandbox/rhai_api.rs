@@ -139,7 +139,7 @@ mod tests {
     use crate::Sandbox;
     use crate::sandbox::view::SnapshotView;
     use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
-    use pi_native_hooks_base::cancel::CancelToken;
+    use pi_native_hooks_base::CancelToken;
     use std::sync::Arc;
 
     #[test]

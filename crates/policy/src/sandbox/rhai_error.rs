@@ -13,7 +13,7 @@
 //! for a missing map key.
 
 use crate::sandbox::rhai_api;
-use pi_native_hooks_base::suggest::{closest, did_you_mean};
+use pi_native_hooks_base::{closest, did_you_mean};
 use rhai::{Engine, EvalAltResult, ParseErrorType, Position, Token};
 use std::fmt::Write as _;
 

@@ -3,7 +3,7 @@
 //! are shared by every policy and never copied into Rhai maps.
 
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
-use pi_native_hooks_base::ids::RuleId;
+use pi_native_hooks_base::RuleId;
 use rhai::{Array, Dynamic, INT};
 use std::sync::Arc;
 

@@ -3,8 +3,8 @@
 //! expected requirements (verification policies). The same types give the fixture files' JSON
 //! Schema ([`fixture_schema`]), which `schemas/policy-fixture.schema.json` holds for editors.
 
-use pi_native_hooks_base::ids::RuleId;
-use pi_native_hooks_base::suggest::did_you_mean;
+use pi_native_hooks_base::RuleId;
+use pi_native_hooks_base::did_you_mean;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

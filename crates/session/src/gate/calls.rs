@@ -20,8 +20,8 @@
 
 use crate::gate::worker::Verifier;
 use crate::state::Session;
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::text::escape;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::escape;
 use pi_native_hooks_verification::state::{self, BranchEntry, StateEntry};
 use pi_native_hooks_verification::{
     SettleDecision, Waiver, WaiverError, WaiverRequest, WorkspaceObservation,

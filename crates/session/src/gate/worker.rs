@@ -173,7 +173,7 @@ impl Verifier {
         op: impl FnOnce(&Verifier, &mut GateState) -> T + Send + 'static,
     ) -> Option<T> {
         let this = Arc::clone(self);
-        pi_native_hooks_base::blocking::run_blocking(move || {
+        pi_native_hooks_base::run_blocking(move || {
             let mut state = lock(&this.state);
             let value = op(&this, &mut state);
             state.collect_entry();

@@ -10,7 +10,7 @@
 pub(crate) mod report;
 
 use pi_native_hooks_analysis::{AnalyzerKey, TreeCacheStats};
-use pi_native_hooks_base::ids::{CallId, PolicyId};
+use pi_native_hooks_base::{CallId, PolicyId};
 use pi_native_hooks_config::settings::{LoadedSettings, Settings, SettingsOrigin, SettingsProblem};
 use pi_native_hooks_policy::{PolicyKind, PolicyRegistry, RegistrySource, registry_digest};
 use pi_native_hooks_verification::{

@@ -13,7 +13,7 @@ use crate::status::{
     VerificationStatus,
 };
 use pi_native_hooks_analysis::TreeCacheStats;
-use pi_native_hooks_base::text::{escape, escape_lines};
+use pi_native_hooks_base::{escape, escape_lines};
 use pi_native_hooks_verification::Timestamp;
 use pi_native_hooks_wave::{WaveCoordinator, WaveTotals};
 use pi_native_hooks_workspace::{WatchState, WatchStatus};
@@ -99,7 +99,7 @@ impl Session {
     /// failures. Every line is escaped.
     pub async fn doctor_text(&self) -> String {
         let root = self.options.config_root.clone();
-        let report = pi_native_hooks_base::blocking::run_blocking(move || {
+        let report = pi_native_hooks_base::run_blocking(move || {
             pi_native_hooks_setup::doctor(&root).to_string()
         })
         .await

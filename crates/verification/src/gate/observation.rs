@@ -4,7 +4,7 @@
 //! build it.
 
 use crate::gate::record::WorkspaceObservation;
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
 use pi_native_hooks_workspace::ChangeSet;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

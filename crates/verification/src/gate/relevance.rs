@@ -6,9 +6,9 @@
 
 use crate::gate::requirement::RequirementKey;
 use crate::project::ProjectMatch;
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::ids::PolicyId;
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::RepoPath;
 use pi_native_hooks_policy::{AFFECTS_BUDGET, AffectsOptions, PolicyRegistry, ProjectSpec};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

@@ -5,8 +5,8 @@
 
 use crate::evidence::{Evidence, FailedRun, Rejection};
 use crate::project::ProjectIdentity;
-use pi_native_hooks_base::ids::{CallId, PolicyId};
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
+use pi_native_hooks_base::{CallId, PolicyId};
 use pi_native_hooks_policy::RequirementDigest;
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -6,9 +6,9 @@
 
 use crate::gate::requirement::RequirementKey;
 use crate::project::{MatchedPolicy, ProjectProblem, match_projects};
-use pi_native_hooks_base::ids::PolicyId;
-use pi_native_hooks_base::paths::relative_to;
-use pi_native_hooks_base::text::Escaped;
+use pi_native_hooks_base::Escaped;
+use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::relative_to;
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
 use pi_native_hooks_setup::{DoctorReport, examine};
 use std::fmt;

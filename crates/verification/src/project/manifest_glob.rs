@@ -5,7 +5,7 @@
 //! of skipping it silently.
 
 use globset::{GlobBuilder, GlobMatcher};
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
 use pi_native_hooks_policy::unsafe_command_char;
 use std::path::Path;
 

@@ -13,8 +13,8 @@ pub(crate) mod proposal;
 
 use manifest::{ManifestError, manifest_name};
 use manifest_glob::{GlobSkip, match_manifests};
-use pi_native_hooks_base::ids::PolicyId;
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::RepoPath;
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
 use pi_native_hooks_workspace::{WorkspaceKind, probe};
 use serde::{Deserialize, Serialize};

@@ -15,8 +15,8 @@ use pi_native_hooks_analysis::{
     AnalysisSnapshot, Analyzer, AnalyzerKey, EditHint, Finding, ScanLimits, SkipReason,
     TreeCacheStats, language_of,
 };
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::ids::PolicyId;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use pi_native_hooks_policy::{CheckResult, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
 use std::collections::{BTreeMap, BTreeSet};

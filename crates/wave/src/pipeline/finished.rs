@@ -4,7 +4,7 @@
 //! needs to judge it.
 
 use crate::coordinator::report::WaveReport;
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
 use serde_json::Value;
 use std::sync::Arc;
 

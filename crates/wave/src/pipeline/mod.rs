@@ -17,9 +17,9 @@ use crate::tracker::plan::{
 };
 use analysis::WaveAnalysis;
 use finished::FinishedCall;
-use pi_native_hooks_base::blocking::run_blocking;
-use pi_native_hooks_base::ids::CallId;
-use pi_native_hooks_base::paths::{RepoPath, relative_to};
+use pi_native_hooks_base::CallId;
+use pi_native_hooks_base::run_blocking;
+use pi_native_hooks_base::{RepoPath, relative_to};
 use pi_native_hooks_delivery::diagnostic_start;
 use pi_native_hooks_delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
 use pi_native_hooks_policy::PolicyDiagnostic;

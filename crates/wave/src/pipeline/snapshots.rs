@@ -2,8 +2,8 @@
 //! [`pi_native_hooks_workspace`], or a fake in tests), the snapshot scope of a wave, why a snapshot failed
 //! ([`SnapshotFailure`]), and turning absolute target paths into worktree-relative ones.
 
-use pi_native_hooks_base::blocking::TaskFailed;
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::TaskFailed;
 use pi_native_hooks_workspace::{
     self as workspace, RevisionBlob, RevisionTree, WatchOptions, WatchStatus, WatchedWorkspace,
     WorkspaceError, WorkspaceKind, WorkspaceSnapshot, capture_paths_with_cancel,

@@ -18,8 +18,8 @@ pub(crate) mod tools;
 
 use crate::coordinator::report::{CoordinatorFailure, WaveEnd};
 use crate::event::{AssistantMessage, ExecutionMode, ResultDecision, ToolCallInfo, ToolEvent};
-use pi_native_hooks_base::cancel::CancelToken;
-use pi_native_hooks_base::ids::CallId;
+use pi_native_hooks_base::CallId;
+use pi_native_hooks_base::CancelToken;
 use plan::{
     BaselineHandle, BaselineStart, BaselineWait, Coverage, Effects, PlannedCall, Released, Wait,
     WavePlan,

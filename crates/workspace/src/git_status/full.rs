@@ -28,7 +28,7 @@ use crate::error::WorkspaceError;
 use crate::repo::{OpenRepo, worktree_path};
 use crate::snapshot::entry::DirtyEntry;
 use crate::snapshot::index_cache;
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 
 /// Rename tracking between `HEAD` and the index as git's `status` configures it: `status.renames`
 /// (falling back to `diff.renames`, default on; `copies` also tracks copies) and

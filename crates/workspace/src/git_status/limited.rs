@@ -24,7 +24,7 @@ use crate::error::WorkspaceError;
 use crate::repo::{OpenRepo, worktree_excludes, worktree_path};
 use crate::snapshot::entry::{DirtyEntry, StagedChange, WorktreeChange};
 use crate::snapshot::index_cache;
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 
 /// Outcome of [`limited_status`]: either the entries for the requested paths, or a note that a
 /// requested path needs the general (pathspec-limited full) status.

@@ -26,7 +26,7 @@ use gix::index::entry::{Flags, Mode, Stat, stat};
 use nix::fcntl::AtFlags;
 use nix::sys::stat::{FileStat, Mode as FileMode, SFlag};
 
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::safe_open::walk::{self, Access, Descent};
 
 /// Entries per unit of work handed to a thread.

@@ -1,12 +1,12 @@
 //! Owns the async entry points: run a capture on tokio's blocking pool
-//! ([`pi_native_hooks_base::blocking::run_blocking`]), cancellable through a [`CancelToken`].
+//! ([`pi_native_hooks_base::run_blocking`]), cancellable through a [`CancelToken`].
 
 use std::path::PathBuf;
 
 use crate::error::WorkspaceError;
 use crate::snapshot::{WorkspaceSnapshot, capture_paths_with_cancel, capture_with_cancel};
-use pi_native_hooks_base::blocking::run_blocking;
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::run_blocking;
 
 /// [`capture`](crate::capture) on the blocking pool.
 ///

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::error::WorkspaceError;
 use crate::repo::{self, normalize_lexically};
 use crate::snapshot::WorkspaceSnapshot;
-use pi_native_hooks_base::paths::RepoPath;
+use pi_native_hooks_base::RepoPath;
 
 /// The paths a wave changed, when they can be known.
 #[derive(Debug, Clone, PartialEq, Eq)]

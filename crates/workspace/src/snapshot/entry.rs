@@ -2,7 +2,7 @@
 //! state ([`StagedChange`], [`WorktreeChange`], [`ConflictKind`]) and the observed on-disk
 //! [`Content`] that feeds the fingerprint.
 
-pub use pi_native_hooks_base::hash::ContentHash;
+pub use pi_native_hooks_base::ContentHash;
 
 /// A change between the `HEAD` tree and the index (`git status` column X).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -21,7 +21,7 @@ use crate::repo::{Head, worktree_path};
 use crate::snapshot::entry::{
     Content, ContentHash, DirtyEntry, FileStamp, StatTime, WorktreeChange,
 };
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::safe_open::{self, FileKind, Opened};
 
 /// Files larger than this (64 MiB) are fingerprinted by their metadata, not their bytes.

@@ -19,7 +19,7 @@ use crate::git_status::{Limited, full_status, limited_status};
 use crate::repo::{self, Head, OpenRepo, worktree_path};
 use entry::{Content, DirtyEntry, WorktreeChange};
 use fingerprint::{fingerprint, read_content};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 
 /// Submodules inside submodules are fingerprinted this many levels deep; a deeper dirty one fails
 /// the snapshot rather than going unseen.

@@ -8,7 +8,7 @@ use super::status::FallbackReason;
 use crate::error::WorkspaceError;
 use crate::snapshot::fingerprint::fingerprint;
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_paths_with_cancel};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

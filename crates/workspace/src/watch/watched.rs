@@ -13,7 +13,7 @@ use crate::error::WorkspaceError;
 use crate::repo::{self, OpenRepo};
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_with_cancel};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
-use pi_native_hooks_base::cancel::CancelToken;
+use pi_native_hooks_base::CancelToken;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
