@@ -10,14 +10,14 @@ use clap::CommandFactory;
   pi-native-hooks completions bash > ~/.local/share/bash-completion/completions/pi-native-hooks
   pi-native-hooks completions zsh > ~/.zfunc/_pi-native-hooks
   pi-native-hooks completions fish > ~/.config/fish/completions/pi-native-hooks.fish")]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
 }
 
 /// Writes the completion script for `args.shell` to stdout.
-pub fn run(args: &CompletionsArgs, out: &mut Output<'_>) -> ExitStatus {
+pub(crate) fn run(args: &CompletionsArgs, out: &mut Output<'_>) -> ExitStatus {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, "pi-native-hooks", &mut script);

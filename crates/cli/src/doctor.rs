@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// Arguments of `doctor`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = DOCTOR_HELP)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Examine this config root instead of the personal one.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
@@ -29,7 +29,7 @@ const DOCTOR_HELP: &str = "Exit status:
   2  a usage error, or the personal root could not be located";
 
 /// Runs `doctor` from `cwd`.
-pub fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+pub(crate) fn run(args: &DoctorArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
         Err(error) => return out.fail(&error.to_string()),

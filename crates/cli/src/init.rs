@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `init`.
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// List what would be created without creating anything.
     #[arg(long)]
     pub dry_run: bool,
@@ -21,7 +21,7 @@ pub struct InitArgs {
 }
 
 /// Runs `init` from `cwd`.
-pub fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+pub(crate) fn run(args: &InitArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
         Err(error) => return out.fail(&error.to_string()),

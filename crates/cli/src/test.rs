@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `test`.
 #[derive(Debug, clap::Args)]
-pub struct TestArgs {
+pub(crate) struct TestArgs {
     /// Test this config root instead of the personal one.
     #[arg(long, value_name = "DIR")]
     pub config: Option<PathBuf>,
@@ -29,7 +29,7 @@ pub struct TestArgs {
 }
 
 /// Runs `test` from `cwd`.
-pub fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+pub(crate) fn run(args: &TestArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
     let root = match super::policy_root(args.config.as_deref(), cwd) {
         Ok(root) => root,
         Err(error) => return out.fail(&error.to_string()),
