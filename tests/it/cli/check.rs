@@ -112,11 +112,20 @@ fn json_lines_have_the_documented_shape() {
 }
 
 #[test]
-fn a_clean_repository_exits_zero_silently() {
+fn a_clean_repository_exits_zero_saying_nothing_changed_or_silently_with_quiet() {
     let repo = repository();
     repo.git(&["add", "."]);
     repo.git(&["commit", "-qm", "everything"]);
     let (code, stdout, stderr) = check(repo.path(), &["--builtin"]);
+    assert_eq!(
+        (code, stdout.as_str(), stderr.as_str()),
+        (
+            0,
+            "No changed TS/TSX files since HEAD (pass paths, or . for the whole tree).\n",
+            ""
+        )
+    );
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--quiet"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }
 
@@ -284,7 +293,10 @@ fn a_personal_policy_reports_with_its_id_and_a_failing_policy_is_an_error() {
 
 #[test]
 fn the_repository_s_own_extension_passes_its_own_rules() {
-    let (code, stdout, stderr) = check(checkout(), &["--config", ".", "bindings/extension"]);
+    let (code, stdout, stderr) = check(
+        checkout(),
+        &["--config", ".", "--quiet", "bindings/extension"],
+    );
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
 }
 
@@ -390,6 +402,7 @@ fn new_since_reports_only_the_findings_absent_at_the_revision() {
         repo.path(),
         &[
             "--builtin",
+            "--quiet",
             "--format",
             "concise",
             "--new-since",

@@ -438,7 +438,10 @@ fn staged_paths_narrow_the_staged_files_down() {
     );
     assert_eq!((code, hits(&stdout)), (1, bang_at("lib/l.ts")));
     // Nothing staged under a path: clean.
-    let (code, stdout, _) = check(repo.path(), &["--builtin", "--staged", "src/other.ts"]);
+    let (code, stdout, _) = check(
+        repo.path(),
+        &["--builtin", "--quiet", "--staged", "src/other.ts"],
+    );
     assert_eq!((code, stdout.as_str()), (0, ""));
 }
 

@@ -382,7 +382,14 @@ fn fixing_every_finding_exits_zero_and_keeps_the_mode() {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o751)).expect("chmod");
     let (code, stdout, stderr) = check(
         repo.path(),
-        &["--builtin", "--format", "concise", "--fix", "src/a.ts"],
+        &[
+            "--builtin",
+            "--quiet",
+            "--format",
+            "concise",
+            "--fix",
+            "src/a.ts",
+        ],
     );
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
     assert_eq!(repo.read("src/a.ts"), "export function f() {\n  \n}\n");

@@ -4,8 +4,8 @@
 //! names holding control characters.
 
 use crate::support::cli::{binary, check, cli};
-use crate::support::snapshot::{assert_snapshot, redact};
-use crate::support::{ConfigRoot, TestRepo, test_data};
+use crate::support::snapshot::{assert_snapshot, redact, redact_elapsed};
+use crate::support::{ConfigRoot, TestRepo, checkout, test_data};
 use pi_native_hooks_analysis::{ByteRange, FindingFix, Position, Severity, SourceRange};
 use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_cli::ExitStatus;
@@ -118,7 +118,7 @@ fn human_output_is_coloured_with_color_always_and_only_with_sgr_sequences() {
 }
 
 #[test]
-fn the_summary_counts_files_not_analyzed_and_a_clean_run_prints_nothing() {
+fn the_summary_counts_files_not_analyzed_and_a_quiet_clean_run_prints_nothing() {
     let (repo, config) = (repository(), config());
     repo.write("src/bin.ts", b"\0binary");
     // The exit status of a run with a skipped file is `check`'s business, not the output's.
@@ -141,8 +141,147 @@ fn the_summary_counts_files_not_analyzed_and_a_clean_run_prints_nothing() {
     );
 
     repo.write("src/clean.ts", "export const ok = 1;\n");
-    let (code, stdout, stderr) = run(repo.path(), &config, &["src/clean.ts"]);
+    let (code, stdout, stderr) = run(repo.path(), &config, &["--quiet", "src/clean.ts"]);
     assert_eq!((code, stdout.as_str(), stderr.as_str()), (0, "", ""));
+}
+
+/// `check <args>` shown as a transcript entry: the command, what it printed on stdout, the exit
+/// code; stderr must be empty.
+fn transcript(dir: &Path, config: &ConfigRoot, args: &[&str]) -> String {
+    let (code, stdout, stderr) = run(dir, config, args);
+    assert_eq!(stderr, "", "{args:?}");
+    let command = std::iter::once("check").chain(args.iter().copied());
+    format!(
+        "$ {}\n{}(exit {code})\n",
+        command.collect::<Vec<_>>().join(" "),
+        redact_elapsed(&stdout)
+    )
+}
+
+#[test]
+fn a_clean_run_says_what_it_did_in_the_human_forms_unless_quiet() {
+    let config = config();
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    repo.write("docs/notes.md", "# notes\n");
+    let mut shown = String::from("# nothing selected\n");
+    for args in [
+        &[][..],
+        &["--format", "concise"],
+        &["docs"],
+        &["--staged"],
+        &["--staged", "docs"],
+        &["--new-since", "HEAD"],
+    ] {
+        shown.push_str(&transcript(repo.path(), &config, args));
+    }
+
+    repo.write("src/clean.ts", "export const ok = 1;\n");
+    repo.write("src/also.ts", "export const fine = 2;\n");
+    shown.push_str("\n# nothing found\n");
+    for args in [&[][..], &["src/clean.ts"], &["--format", "concise"]] {
+        shown.push_str(&transcript(repo.path(), &config, args));
+    }
+
+    repo.write("src/a.ts", A_TS);
+    shown.push_str("\n# findings (the summary line closing the human form)\n");
+    let (code, stdout, stderr) = run(repo.path(), &config, &["--color", "never"]);
+    assert_eq!((code, stderr.as_str()), (1, ""));
+    let last = stdout.lines().last().unwrap_or_default();
+    shown.push_str(&format!("$ check --color never\n… {last}\n(exit {code})\n"));
+    assert_snapshot!("output_clean_run_summaries", &shown);
+
+    // The line closes a run that analyzed something, in the time it took.
+    let (_, stdout, _) = run(repo.path(), &config, &["src/clean.ts"]);
+    assert!(
+        stdout.starts_with("Analyzed 1 file in ")
+            && stdout.ends_with(": no findings.\n")
+            && stdout.lines().count() == 1,
+        "{stdout}"
+    );
+
+    // `--quiet` keeps a clean run silent in every form, and changes nothing else.
+    for args in [
+        &["--quiet", "--staged"][..],
+        &["-q", "src/clean.ts"],
+        &["--quiet", "--format", "concise", "src/clean.ts"],
+        &["--quiet", "docs"],
+    ] {
+        let (code, stdout, stderr) = run(repo.path(), &config, args);
+        assert_eq!(
+            (code, stdout.as_str(), stderr.as_str()),
+            (0, "", ""),
+            "{args:?}"
+        );
+    }
+    let (_, loud, _) = run(repo.path(), &config, &["--color", "never", "src/a.ts"]);
+    let (_, quiet, _) = run(
+        repo.path(),
+        &config,
+        &["--quiet", "--color", "never", "src/a.ts"],
+    );
+    assert_eq!(
+        quiet, loud,
+        "findings and their summary are printed as without --quiet"
+    );
+
+    // The machine forms keep their shape: no line for a clean run.
+    for format in ["json", "github"] {
+        let (code, stdout, _) = run(repo.path(), &config, &["--format", format, "src/clean.ts"]);
+        assert_eq!((code, stdout.as_str()), (0, ""), "{format}");
+    }
+    let (_, sarif, _) = run(repo.path(), &config, &["--format", "sarif", "src/clean.ts"]);
+    let log: Value = serde_json::from_str(&sarif).expect("one JSON document");
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+}
+
+#[test]
+fn a_failed_run_prints_no_clean_run_line() {
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    repo.write("src/clean.ts", "export const ok = 1;\n");
+    let broken = ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs: [rules]\n")
+        .file(
+            "rules/broken.yml",
+            "id: broken\nlanguage: TypeScript\nrule: [\n",
+        )
+        .build();
+    let (code, stdout, stderr) = run(repo.path(), &broken, &["src/clean.ts"]);
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+}
+
+#[test]
+fn the_advice_is_said_once_unless_the_note_adds_to_the_guidance() {
+    let repo = TestRepo::with_commit(&[("README.md", "# x\n")]);
+    repo.write(
+        "src/user.ts",
+        "declare const u: { n?: string };\nexport function f(): string {\n  debugger;\n  return u!.n ?? \"\";\n}\nexport const a: any = 1;\n",
+    );
+    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--color", "never"]);
+    assert_eq!((code, stderr.as_str()), (1, ""), "{stdout}");
+    assert_snapshot!("output_advice_once", &stdout);
+    // With the built-in pack, where each policy's guidance restates its rule's note, every
+    // result has one line of advice (`fix available` is not advice).
+    let results: Vec<&str> = stdout.split("\n\n").filter(|r| r.contains("-->")).collect();
+    assert_eq!(results.len(), 3, "{stdout}");
+    for result in results {
+        let advice = result
+            .lines()
+            .filter(|l| {
+                (l.trim_start().starts_with("= note:") || l.trim_start().starts_with("= help:"))
+                    && !l.contains("fix available")
+            })
+            .count();
+        assert_eq!(advice, 1, "{result}");
+    }
+
+    // A note that says something the guidance does not is shown beside it.
+    let (repo, config) = (repository(), config());
+    let (_, stdout, _) = run(repo.path(), &config, &["--color", "never", "src/a.ts"]);
+    assert!(
+        stdout.contains("= note: Narrow the value first.\n")
+            && stdout.contains("= help: Guard it: check for undefined first.\n"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -579,4 +718,34 @@ fn the_readme_human_sample_is_what_check_prints() {
     assert_eq!((code, stderr.as_str()), (1, ""), "{stdout}");
     assert_eq!(stdout.split("\n\n").next(), Some(first_result), "{stdout}");
     assert!(stdout.ends_with(&format!("\n\n{summary}")), "{stdout}");
+}
+
+/// The README's main job: the command its set-up section gives, run from the checkout, prints the
+/// output quoted right below it, byte for byte.
+#[test]
+fn the_readme_main_job_prints_what_the_readme_quotes() {
+    let readme = std::fs::read_to_string(checkout().join("README.md")).expect("README.md");
+    let section = readme
+        .split("Run the main job")
+        .nth(1)
+        .expect("the README has a main job");
+    let command = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|block| block.split("```").next())
+        .expect("the main job's command");
+    let quoted = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|block| block.split("```").next())
+        .expect("the main job's quoted output");
+    let args: Vec<&str> = command
+        .trim()
+        .strip_prefix("cargo run --release --bin pi-native-hooks -- check ")
+        .expect("the main job runs check")
+        .split_whitespace()
+        .collect();
+    let (code, stdout, stderr) = check(checkout(), &args);
+    assert_eq!((code, stderr.as_str()), (1, ""), "{stdout}");
+    assert_eq!(stdout, quoted);
 }

@@ -20,8 +20,9 @@ macro_rules! assert_snapshot {
 pub(crate) use assert_snapshot;
 
 /// `text` with each `(path, placeholder)` replaced (its canonical form too), every measured
-/// duration (`123 µs`) replaced by `[duration]` and every run of 32 or more hex digits (a
-/// fingerprint or digest) by `[hash]`.
+/// duration (`123 µs`) replaced by `[duration]`, every elapsed time `check` prints (`in 850µs`,
+/// `in 12ms`, `in 1.25s`) by `in [elapsed]` and every run of 32 or more hex digits (a fingerprint
+/// or digest) by `[hash]`.
 pub fn redact(text: &str, paths: &[(&Path, &str)]) -> String {
     let mut replacements: Vec<(String, &str)> = Vec::new();
     for (path, placeholder) in paths {
@@ -36,7 +37,38 @@ pub fn redact(text: &str, paths: &[(&Path, &str)]) -> String {
     for (path, placeholder) in &replacements {
         out = out.replace(path.as_str(), placeholder);
     }
-    redact_hashes(&redact_durations(&out))
+    redact_hashes(&redact_elapsed(&redact_durations(&out)))
+}
+
+/// Replaces `in <digits>[.<digits>]<unit>` (`µs`, `ms` or `s`, ending the word) with
+/// `in [elapsed]`.
+pub fn redact_elapsed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" in ") {
+        let after = &rest[at + " in ".len()..];
+        let number = after
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(after.len());
+        let unit = ["µs", "ms", "s"]
+            .into_iter()
+            .find(|unit| after[number..].starts_with(unit))
+            .filter(|unit| {
+                number > 0
+                    && after.starts_with(|c: char| c.is_ascii_digit())
+                    && !after[number + unit.len()..].starts_with(|c: char| c.is_alphanumeric())
+            });
+        if let Some(unit) = unit {
+            out.push_str(&rest[..at]);
+            out.push_str(" in [elapsed]");
+            rest = &after[number + unit.len()..];
+        } else {
+            out.push_str(&rest[..at + " in ".len()]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces `<digits> µs` with `[duration]`.
@@ -81,7 +113,8 @@ fn redact_hashes(text: &str) -> String {
 #[test]
 fn redaction_replaces_paths_durations_and_hashes_only() {
     let text = "root /tmp/x/pi-native-hooks/policies/a.rhai in /tmp/x, last 1234 µs, \
-                not 300 ms, digest 0123456789abcdef0123456789abcdef, id deadbeef";
+                not 300 ms, digest 0123456789abcdef0123456789abcdef, id deadbeef, \
+                analyzed in 12ms: in 850µs or in 1.25s, not in 3 steps or in 2sec";
     assert_eq!(
         redact(
             text,
@@ -91,6 +124,6 @@ fn redaction_replaces_paths_durations_and_hashes_only() {
             ]
         ),
         "root [root]/policies/a.rhai in [home], last [duration], not 300 ms, digest [hash], id \
-         deadbeef"
+         deadbeef, analyzed in [elapsed]: in [elapsed] or in [elapsed], not in 3 steps or in 2sec"
     );
 }

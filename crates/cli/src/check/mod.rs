@@ -6,7 +6,9 @@
 //! analyzed is named and makes the exit status 2 (unless `--allow-skipped`), and a rule or policy
 //! that does not load is named with its file and line while the others still run (exit 2).
 //!
-//! The results are written in the form `--format` picks ([`crate::format`]); the exit status
+//! The results are written in the form `--format` picks ([`crate::format`]); a run that
+//! reported nothing says what it analyzed (or that nothing was selected) in the human forms,
+//! unless `--quiet` or a failure makes it silent. The exit status
 //! is decided here: 1 when a result is at or above `--error-on` (or findings were omitted), 0
 //! when only lower ones were printed, 2 when the run is incomplete. Messages on stderr escape
 //! file names and reasons ([`pi_native_hooks_base::text`]).
@@ -17,7 +19,7 @@ pub(crate) mod staged;
 pub(crate) mod targets;
 
 use super::{ExitStatus, Output};
-use crate::format::{self, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
+use crate::format::{self, Clean, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
 use new_since::PresentAtRev;
 use pi_native_hooks_analysis::{AnalysisSnapshot, Analyzer, ScanLimits, SkipReason, SkippedFile};
 use pi_native_hooks_base::CancelToken;
@@ -29,6 +31,7 @@ use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_workspace::RevisionTree;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Instant;
 use targets::WalkOptions;
 
 /// Examples and exit statuses, below `check --help`.
@@ -41,6 +44,7 @@ const CHECK_HELP: &str = "Examples:
   pi-native-hooks check --error-on hint        fail on every finding, hints included
   pi-native-hooks check --staged               the staged content, as a pre-commit hook
   pi-native-hooks check --fix                  apply the rules' fixes, report what remains
+  pi-native-hooks check --quiet                print nothing when there is nothing to report
 
 Severities, lowest first: hint < info < warning.
 
@@ -118,6 +122,11 @@ pub(crate) struct CheckArgs {
     // too: the fixes are written to the worktree files.
     #[arg(long, conflicts_with_all = ["new_since", "staged"])]
     pub fix: bool,
+    /// Print nothing when there is nothing to report: no `Analyzed N files in T: no findings.`
+    /// or `No changed TS/TSX files…` line. Results, their summary line, warnings and errors are
+    /// still printed.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Runs `check` from `cwd`.
@@ -125,6 +134,7 @@ pub(crate) struct CheckArgs {
 /// A broken rule or policy does not stop the run: the rules and policies that loaded run, their
 /// results are printed, every problem is named on stderr and the exit status is 2.
 pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitStatus {
+    let started = Instant::now();
     let cwd = args
         .directory
         .as_ref()
@@ -201,7 +211,20 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
         cwd: &cwd,
         sources,
     };
-    let status = report(&snapshot, &run, present.as_ref(), &place, args, out);
+    // A run that fails says so on stderr; a clean-run line beside it would read as a pass.
+    let fix_failed = fixed
+        .as_ref()
+        .is_some_and(|fixed| !fixed.problems.is_empty());
+    let say_clean = (!(args.quiet || broken || fix_failed)).then_some(started);
+    let status = report(
+        &snapshot,
+        &run,
+        present.as_ref(),
+        &place,
+        args,
+        say_clean,
+        out,
+    );
     let status = match fixed {
         Some(fixed) => fix::summarize(&fixed, &snapshot, status, out),
         None => status,
@@ -392,13 +415,15 @@ struct Place<'a> {
 }
 
 /// Prints the results of the run (policy diagnostics and the findings no policy reported, in the
-/// engine's order) in the chosen form, then what was skipped or failed.
+/// engine's order) in the chosen form, then what was skipped or failed. `say_clean` is when the
+/// run started, if a run that reports nothing should say so.
 fn report(
     snapshot: &AnalysisSnapshot,
     run: &DiagnosticRun,
     present: Option<&PresentAtRev>,
     place: &Place<'_>,
     args: &CheckArgs,
+    say_clean: Option<Instant>,
     out: &mut Output<'_>,
 ) -> ExitStatus {
     let mut results = run.results(snapshot);
@@ -415,10 +440,20 @@ fn report(
         }
     }
     let diagnostics: Vec<Diagnostic<'_>> = results.iter().map(diagnostic).collect();
+    let nothing_selected = nothing_selected(args);
+    let failed = snapshot.failure.is_some() || !run.failures.is_empty();
+    let clean = match say_clean {
+        Some(started) if !failed => Clean::Say {
+            elapsed: started.elapsed(),
+            nothing_selected: &nothing_selected,
+        },
+        _ => Clean::Silent,
+    };
     let summary = Summary {
         analyzed: snapshot.parsed_files + snapshot.cached_files,
         not_analyzed: snapshot.skipped.len(),
         omitted: snapshot.omitted_findings,
+        clean,
     };
     let format = args.output_format();
     let written = format::write(
@@ -489,6 +524,25 @@ fn report(
         ExitStatus::Findings
     } else {
         ExitStatus::Clean
+    }
+}
+
+/// What a run that selected no file looked for, and how to ask for more.
+fn nothing_selected(args: &CheckArgs) -> String {
+    const ASK: &str = "(pass paths, or . for the whole tree)";
+    match (
+        args.staged,
+        args.paths.is_empty(),
+        args.new_since.as_deref(),
+    ) {
+        (true, true, _) => "No staged TS/TSX files.".to_owned(),
+        (true, false, _) => "No staged TS/TSX files among the given paths.".to_owned(),
+        (false, false, _) => "No TS/TSX files among the given paths.".to_owned(),
+        (false, true, Some(rev)) => format!(
+            "No changed TS/TSX files since HEAD, and none committed since {} {ASK}.",
+            escape(rev)
+        ),
+        (false, true, None) => format!("No changed TS/TSX files since HEAD {ASK}."),
     }
 }
 

@@ -8,13 +8,16 @@
 //! 2 | export const a = u!.n;
 //!   |                  ^^
 //!   |
-//!   = note: the rule's note
 //!   = help: the policy's guidance
 //! ```
 //!
-//! then one summary line (files analyzed, findings by severity, files not analyzed) when there
-//! is anything to report; and `concise`, one `path:line:column rule message` line per result
-//! (marked when a fix is available).
+//! then one summary line (files analyzed, findings by severity, files not analyzed); and
+//! `concise`, one `path:line:column rule message` line per result (marked when a fix is
+//! available). A run that reported nothing ends, in both forms, with the line
+//! [`super::Clean`] asks for, unless it asks for silence.
+//!
+//! Advice is said once: the policy's guidance takes over the rule's note, which is shown as well
+//! only when it says something the guidance does not ([`adds_to`]).
 //!
 //! Paths are shown relative to the current directory. File names, rule ids, messages, notes,
 //! guidance and the code frame's source text are escaped ([`pi_native_hooks_base::text`]; a tab in source is
@@ -22,13 +25,14 @@
 //! result whose source cannot be read (see [`super::SourceLookup`]), or no longer holds its lines,
 //! is shown without a frame, at its position.
 
-use super::{Diagnostic, Report, cwd_relative};
+use super::{Clean, Diagnostic, Report, cwd_relative};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_base::{Escaped, escape, escape_lines, is_escaped};
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 use std::io::{self, Write};
 use std::ops::Range;
+use std::time::Duration;
 
 /// Writes each result as a diagnostic with its code frame, then the summary line.
 pub(super) fn write(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> {
@@ -47,8 +51,7 @@ pub(super) fn write(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> 
         let shown = escape(&cwd_relative(report.root, report.cwd, d.path)).into_owned();
         writeln!(out, "{}\n", renderer.render(&[group(d, &shown, text)]))?;
     }
-    let summary = summary(report);
-    if let Some(line) = summary {
+    if let Some(line) = summary(report) {
         if report.color {
             let bold = anstyle::Style::new().bold();
             writeln!(out, "{bold}{line}{bold:#}")?;
@@ -77,6 +80,9 @@ pub(super) fn write_concise(report: &Report<'_>, out: &mut dyn Write) -> io::Res
                 ""
             }
         )?;
+    }
+    if let Some(line) = clean_line(report) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }
@@ -108,10 +114,12 @@ fn group<'a>(d: &'a Diagnostic<'a>, path: &'a str, source: Option<&str>) -> Grou
         ),
         None => title.element(Origin::path(path).line(d.line).char_column(d.column)),
     };
-    if let Some(note) = d.note.filter(|note| !note.trim().is_empty()) {
+    let note = d.note.filter(|note| !note.trim().is_empty());
+    let guidance = d.guidance.filter(|g| !g.trim().is_empty());
+    if let Some(note) = note.filter(|note| guidance.is_none_or(|g| adds_to(note, g))) {
         group = group.element(Level::NOTE.message(escape_lines(note.trim_end())));
     }
-    if let Some(guidance) = d.guidance.filter(|g| !g.trim().is_empty()) {
+    if let Some(guidance) = guidance {
         group = group.element(Level::HELP.message(escape_lines(guidance.trim_end())));
     }
     if d.replacement.is_some() {
@@ -177,11 +185,76 @@ fn frame(source: &str, d: &Diagnostic<'_>) -> Option<Frame> {
     })
 }
 
-/// The closing line, or `None` when there is nothing to report.
+/// Whether a rule's `note` says something its policy's `guidance` does not, so that both are
+/// worth reading: when more than a quarter of the note's words (runs of letters and digits, case
+/// ignored) are missing from the guidance. A policy usually restates its rule's note in its own
+/// words and ends both with the same suppression comment, which this counts as said.
+fn adds_to(note: &str, guidance: &str) -> bool {
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let said: std::collections::HashSet<String> = words(guidance).into_iter().collect();
+    let note = words(note);
+    let new = note.iter().filter(|word| !said.contains(*word)).count();
+    new * 4 > note.len()
+}
+
+/// Whether the run reported nothing: no result, no file left out, no finding omitted.
+fn reported_nothing(report: &Report<'_>) -> bool {
+    let s = report.summary;
+    report.diagnostics.is_empty() && s.not_analyzed == 0 && s.omitted == 0
+}
+
+/// The line of a run that reported nothing, as [`super::Clean`] asks for it: what was analyzed
+/// and how long it took, or that nothing was selected; `None` otherwise.
+fn clean_line(report: &Report<'_>) -> Option<String> {
+    let Clean::Say {
+        elapsed,
+        nothing_selected,
+    } = report.summary.clean
+    else {
+        return None;
+    };
+    if !reported_nothing(report) {
+        return None;
+    }
+    let analyzed = report.summary.analyzed;
+    Some(if analyzed == 0 {
+        nothing_selected.to_owned()
+    } else {
+        format!(
+            "Analyzed {analyzed} {} in {}: no findings.",
+            plural(analyzed, "file", "files"),
+            Elapsed(elapsed)
+        )
+    })
+}
+
+/// A run's duration as biome shows it: `850µs`, `12ms`, `1.25s`.
+struct Elapsed(Duration);
+
+impl fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Elapsed(elapsed) = *self;
+        if elapsed < Duration::from_millis(1) {
+            write!(f, "{}µs", elapsed.as_micros())
+        } else if elapsed < Duration::from_secs(1) {
+            write!(f, "{}ms", elapsed.as_millis())
+        } else {
+            write!(f, "{:.2}s", elapsed.as_secs_f64())
+        }
+    }
+}
+
+/// The closing line: the findings by severity, or what a clean run did; `None` when there is
+/// nothing to say.
 fn summary(report: &Report<'_>) -> Option<String> {
     let s = report.summary;
-    if report.diagnostics.is_empty() && s.not_analyzed == 0 && s.omitted == 0 {
-        return None;
+    if reported_nothing(report) {
+        return clean_line(report);
     }
     let count = |severity: Severity| {
         report
@@ -228,4 +301,33 @@ fn summary(report: &Report<'_>) -> Option<String> {
 
 fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_restated_by_the_guidance_adds_nothing() {
+        let note = "Remove it (set a breakpoint in the debugger instead). If it must stay, say why \
+                    on the line above:\n// ast-grep-ignore: no-debugger -- <reason>\n";
+        let guidance = "Remove the `debugger` statement and use a breakpoint instead. If it must \
+                        stay, say why on the line above: // ast-grep-ignore: no-debugger -- <reason>";
+        assert!(!adds_to(note, guidance));
+        assert!(adds_to(
+            "Narrow the value first.",
+            "Guard it: check for undefined first."
+        ));
+        // Exactly a quarter new is still said.
+        assert!(!adds_to("one two three four", "One, two and three."));
+        assert!(adds_to("one two three four five", "one two three"));
+    }
+
+    #[test]
+    fn elapsed_times_read_as_biome_writes_them() {
+        let shown = |d: Duration| Elapsed(d).to_string();
+        assert_eq!(shown(Duration::from_micros(850)), "850µs");
+        assert_eq!(shown(Duration::from_micros(12_400)), "12ms");
+        assert_eq!(shown(Duration::from_millis(1_250)), "1.25s");
+    }
 }

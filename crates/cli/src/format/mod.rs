@@ -2,8 +2,12 @@
 //! user picked with `--format` ([`Format`]), one file per form:
 //!
 //! * `human` ([`human`]): diagnostics as rustc, ruff and ast-grep print them, with a code frame,
-//!   the note and the guidance, coloured when asked, and a closing summary line;
+//!   the rule's advice (the policy's guidance, the rule's note, or both when they differ),
+//!   coloured when asked, and a closing summary line;
 //! * `concise` ([`human::write_concise`]): one `path:line:column rule message` line per result;
+//!
+//! Both human forms end a run that reported nothing with one line saying what it did
+//! ([`Clean`]); the machine forms keep their shape.
 //! * `json` ([`json`]): one JSON object per result and line (what `--json` prints);
 //! * `github` ([`github`]): GitHub Actions workflow commands, one annotation per result;
 //! * `sarif` ([`sarif`]): one SARIF 2.1.0 log.
@@ -22,11 +26,12 @@ use pi_native_hooks_analysis::{FindingFix, Severity};
 use pi_native_hooks_base::safe_open::{Beneath, Resolved};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
 
 /// The output form of `check` (`--format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// Diagnostics with a code frame, the note and the guidance, then a summary line.
+    /// Diagnostics with a code frame and the rule's advice, then a summary line.
     #[default]
     Human,
     /// One `path:line:column rule message` line per result.
@@ -128,13 +133,33 @@ pub struct Diagnostic<'a> {
 
 /// How many files a run looked at, for the human summary line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
+pub struct Summary<'a> {
     /// Files analyzed.
     pub analyzed: usize,
     /// Files requested but not analyzed (named on stderr).
     pub not_analyzed: usize,
     /// Findings dropped by a findings limit.
     pub omitted: usize,
+    /// What the human forms print when the run reported nothing at all.
+    pub clean: Clean<'a>,
+}
+
+/// The line that tells a clean run from one that did no work (the human forms only): a run with
+/// no result, no file left out and no finding omitted would otherwise print nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clean<'a> {
+    /// Nothing: `--quiet`, or a run that failed (its failure is on stderr and must not read as a
+    /// clean result).
+    #[default]
+    Silent,
+    /// `Analyzed N files in <elapsed>: no findings.`, or when no file was selected at all,
+    /// `nothing_selected`, which says what was looked for and how to ask for more.
+    Say {
+        /// The time the whole run took.
+        elapsed: Duration,
+        /// The sentence for a run that selected no file.
+        nothing_selected: &'a str,
+    },
 }
 
 /// The text of a file for a code frame, by root-relative path; `None` when it cannot be shown.
@@ -145,7 +170,7 @@ pub struct Report<'a> {
     /// The results, in the order to show them.
     pub diagnostics: &'a [Diagnostic<'a>],
     /// The file counts.
-    pub summary: Summary,
+    pub summary: Summary<'a>,
     /// The root [`Diagnostic::path`] is relative to.
     pub root: &'a Path,
     /// The current directory (`-C DIR` included) the human forms show paths relative to.
