@@ -1,6 +1,6 @@
 //! Rendered text (the diagnostic block, `/hooks-status` and `/hooks-doctor`, `check`, `doctor`
 //! and `test` output, the continuation message) is compared with `insta` snapshots kept in
-//! `engine/tests/snapshots/`, one file per assertion named after the test's module and the
+//! `tests/snapshots/`, one file per assertion named after the test's module and the
 //! snapshot's name. Review a change with `cargo insta review`, or rewrite them with
 //! `INSTA_UPDATE=always cargo test -p pi-native-hooks-engine --test it` and read the diff.
 //!
@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-/// `insta::assert_snapshot!(name, value)` against `engine/tests/snapshots/`.
+/// `insta::assert_snapshot!(name, value)` against `tests/snapshots/`.
 macro_rules! assert_snapshot {
     ($name:expr, $value:expr $(,)?) => {{
         let mut settings = insta::Settings::clone_current();
