@@ -7,10 +7,10 @@
 //! and is not parsed. [`NodeMatcher`] indexes the rules by the AST kinds they can match, so a
 //! traversal hands each node only to the rules of its kind, and only to those whose node literals
 //! it holds; each match becomes a [`KeyedFinding`] (the [`Finding`], see [`normalize`], with the
-//! node it came from, which incremental re-analysis keys held findings by). [`reported`] then
-//! applies the file's `ast-grep-ignore` comments ([`suppression`]) and adds an
-//! `unused-suppression` hint for each comment that suppressed nothing, exactly as ast-grep's
-//! `CombinedScan` does; the tests keep `CombinedScan` as the reference.
+//! node it came from, which incremental re-analysis keys held findings by).
+//! [`FileRules::reported`] then applies the file's `ast-grep-ignore` comments ([`suppression`])
+//! and adds an `unused-suppression` hint for each comment that suppressed nothing, exactly as
+//! ast-grep's `CombinedScan` does; the tests keep `CombinedScan` as the reference.
 
 mod normalize;
 mod suppression;
@@ -55,6 +55,7 @@ pub(crate) struct FileRules<'r> {
     /// a rule the text lacks the literals of is kept (it simply tries no node).
     applicable: Vec<&'r RuleConfig<SupportLang>>,
     found: Occurrences,
+    /// Whether the text mentions the suppression marker: only then are its comments looked for.
     suppressions: bool,
 }
 
@@ -244,12 +245,52 @@ impl NodeMatcher<'_> {
         wanted: impl Fn(usize) -> bool,
         out: &mut Vec<KeyedFinding>,
     ) {
-        for node in root.root().dfs() {
-            for &index in self.candidates(node.kind_id()) {
+        preorder(root, |inner| {
+            let candidates = self.candidates(inner.kind_id());
+            if candidates.is_empty() {
+                return;
+            }
+            let node = root.adopt(inner);
+            for &index in candidates {
                 if wanted(index)
                     && let Some(found) = self.try_rule(index, &node)
                 {
                     out.push(found);
+                }
+            }
+        });
+    }
+}
+
+/// Visits every node of `root` in pre-order, as ast-grep's `dfs` does.
+///
+/// The cursor is driven here rather than through `dfs`, so that a node no rule can match costs
+/// only the cursor's step and its kind, and so that the last child of a node is known from the
+/// node's child count (what the cursor's steps visit, hidden nodes flattened, as tree-sitter's own
+/// `children` iterator relies on) instead of from a failed step to a next sibling, which costs
+/// tree-sitter's cursor about as much as a step that succeeds.
+fn preorder<'r>(root: &'r Root, mut visit: impl FnMut(tree_sitter::Node<'r>)) {
+    let mut cursor = root.root().get_inner_node().walk();
+    // For each level below the root, how many siblings of the current node follow it.
+    let mut following: Vec<u32> = Vec::new();
+    loop {
+        let node = cursor.node();
+        visit(node);
+        let children = node.child_count();
+        if children > 0 && cursor.goto_first_child() {
+            following.push(children - 1);
+            continue;
+        }
+        loop {
+            match following.last_mut() {
+                None => return,
+                Some(left) if *left > 0 && cursor.goto_next_sibling() => {
+                    *left -= 1;
+                    break;
+                }
+                Some(_) => {
+                    following.pop();
+                    cursor.goto_parent();
                 }
             }
         }
@@ -288,4 +329,74 @@ pub fn findings_of_matches<'n, 't: 'n>(
         .into_iter()
         .map(|node| normalize::finding(rule, path, node, text, &content))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ast_grep_core::tree_sitter::LanguageExt;
+
+    fn preorder_ids(root: &Root) -> Vec<usize> {
+        let mut ids = Vec::new();
+        preorder(root, |node| ids.push(node.id()));
+        ids
+    }
+
+    fn dfs_ids(root: &Root) -> Vec<usize> {
+        root.root()
+            .dfs()
+            .map(|node| node.get_inner_node().id())
+            .collect()
+    }
+
+    #[test]
+    fn preorder_visits_what_dfs_visits_in_its_order() {
+        let sources = [
+            ("a.ts", ""),
+            ("a.ts", "x"),
+            (
+                "a.ts",
+                "const a = 1;\nfunction f(x: number) { return x! + (a as any); }\n",
+            ),
+            ("a.ts", "class { ( ) => ;; if (\n// ast-grep-ignore\nlet"),
+            (
+                "a.tsx",
+                "export const C = () => <div a={1}>{/* c */}<b>t</b></div>;",
+            ),
+            (
+                "a.ts",
+                "type T = { a?: string }[]; enum E { A = 1 } @d class K<T> {}",
+            ),
+        ];
+        let mut checked = 0;
+        let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/real-corpus");
+        let mut files = vec![corpus];
+        let mut texts: Vec<(String, String)> = sources
+            .iter()
+            .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
+            .collect();
+        while let Some(dir) = files.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let name = path.to_string_lossy().into_owned();
+                if path.is_dir() {
+                    files.push(path);
+                } else if language_of(&name).is_some()
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                {
+                    texts.push((name, text));
+                }
+            }
+        }
+        for (path, text) in &texts {
+            let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
+            let root = lang.ast_grep(text);
+            assert_eq!(preorder_ids(&root), dfs_ids(&root), "{path}");
+            checked += 1;
+        }
+        assert!(checked > sources.len(), "the real corpus was read");
+    }
 }
