@@ -305,12 +305,9 @@ impl RuleSet {
         &self.ids
     }
 
-    /// The rules that apply to `path` parsed as `lang`, honouring `files` and `ignores`.
-    pub(crate) fn rules_for(
-        &self,
-        path: &Path,
-        lang: SupportLang,
-    ) -> Vec<&RuleConfig<SupportLang>> {
+    /// The rules that apply to `path` parsed as `lang`, honouring `files` and `ignores`, in the
+    /// order they were loaded.
+    pub fn rules_for(&self, path: &Path, lang: SupportLang) -> Vec<&RuleConfig<SupportLang>> {
         self.collection.get_rule_from_lang(path, lang)
     }
 
@@ -339,7 +336,7 @@ impl RuleSet {
     }
 
     /// The hint rule ast-grep uses for unused `ast-grep-ignore` comments.
-    pub(crate) fn unused_suppression(&self) -> &RuleConfig<SupportLang> {
+    pub fn unused_suppression(&self) -> &RuleConfig<SupportLang> {
         &self.unused_suppression
     }
 }
@@ -382,4 +379,13 @@ pub fn load_rules(source: &ConfigSource) -> LoadedRules {
 pub fn load_source(source: &ConfigSource) -> (Arc<RuleSet>, Vec<RuleError>) {
     let loaded = load_rules(source);
     (loaded.rules, loaded.problems)
+}
+
+/// The language a path is parsed as, or `None` when it is not TypeScript or TSX.
+pub fn language_of(path: &str) -> Option<SupportLang> {
+    match Path::new(path).extension().and_then(|e| e.to_str())? {
+        "ts" | "mts" | "cts" => Some(SupportLang::TypeScript),
+        "tsx" => Some(SupportLang::Tsx),
+        _ => None,
+    }
 }

@@ -1,11 +1,11 @@
 //! The tree cache: per analyzed file, the last source text, its syntax tree and its findings
 //! keyed by the node each came from, so the next version of the file can be re-parsed and
-//! re-matched incrementally ([`super::incremental`]). Bounded by a byte budget with
+//! re-matched incrementally ([`crate::incremental`]). Bounded by a byte budget with
 //! least-recently-used eviction. Keyed by repository-relative path; valid for one
 //! [`RuleSet`](super::RuleSet) (an [`Analyzer`](super::Analyzer) owns one tree cache and one rule
 //! set, so a different rule set never meets these trees).
 
-use super::finding::Finding;
+use crate::matcher::KeyedFinding;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Doc};
 use ast_grep_language::SupportLang;
@@ -24,23 +24,6 @@ pub const MAX_TREE_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
 /// (tree-sitter does not report a tree's size): about 96 bytes per node in the heap measured over
 /// the generated corpus (`cargo run --release -p pi-native-hooks-benches --example tree_memory`).
 pub const TREE_BYTES_PER_NODE: usize = 96;
-
-/// What identifies the node a finding was matched on: its byte range and AST kind, and the
-/// index of the rule among the rules applicable to the file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct NodeKey {
-    pub(crate) rule: usize,
-    pub(crate) start: usize,
-    pub(crate) end: usize,
-    pub(crate) kind: u16,
-}
-
-/// One finding with the node it came from.
-#[derive(Clone, Debug)]
-pub(crate) struct KeyedFinding {
-    pub(crate) key: NodeKey,
-    pub(crate) finding: Finding,
-}
 
 /// One held file.
 pub(crate) struct HeldFile {

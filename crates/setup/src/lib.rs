@@ -14,7 +14,7 @@ mod doctor;
 
 pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};
 
-use pi_native_hooks_analysis::rules::{RuleSet, load_rules};
+use pi_native_hooks_analysis::{RuleSet, load_rules};
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsOrigin, load_settings_at};
 use pi_native_hooks_config::{ConfigFile, ConfigSource};

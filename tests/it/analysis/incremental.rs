@@ -1,8 +1,9 @@
-//! Incremental re-analysis: after every edit of a held file, the findings equal a fresh full
-//! scan's, byte for byte, and the incremental path is really taken. Real corpus files, the
+//! Incremental re-analysis: after every edit of a held file, the findings equal a full scan's by
+//! ast-grep's own `CombinedScan`, byte for byte, and the incremental path is really taken. Real corpus files, the
 //! shipped rules plus rules whose reach is unbounded, random edits in strings, comments, JSX,
 //! suppression comments and multi-byte text, and whole-file rewrites.
 
+use crate::support::combined_scan;
 use pi_native_hooks_analysis::{Analyzer, EditHint, Finding, RuleSet, ScanLimits, SkipReason};
 use pi_native_hooks_config::{ConfigFile, builtin};
 use proptest::prelude::*;
@@ -227,11 +228,9 @@ fn apply(text: &str, edit: &Edit, rewrites: &[String]) -> (String, Option<EditHi
     }
 }
 
-/// What a fresh analyzer with no held tree finds in `text`.
+/// What ast-grep's `CombinedScan` finds in `text` with the rules of `reference`.
 fn full_scan(reference: &Analyzer, path: &str, text: &str) -> Vec<Finding> {
-    reference
-        .findings_in(path, text.as_bytes())
-        .expect("the reference scan analyzes the file")
+    combined_scan::findings(reference.rules(), path, text)
 }
 
 /// How the analyses of a property run went, summed over its cases.

@@ -4,7 +4,7 @@
 //! literals their patterns really need.
 
 use crate::support::{checkout, corpus, test_data};
-use pi_native_hooks_analysis::prefilter::RuleNeeds;
+use pi_native_hooks_analysis::RuleNeeds;
 use pi_native_hooks_analysis::{Analyzer, Finding, RuleSet, ScanLimits};
 use pi_native_hooks_config::builtin;
 use std::collections::BTreeSet;

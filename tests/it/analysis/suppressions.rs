@@ -1,10 +1,10 @@
 //! `ast-grep-ignore` comments on the analyzer's path, which re-derives them from each version of a
 //! file (so that such files are re-analyzed incrementally), against ast-grep's own `CombinedScan`
-//! (`Analyzer::findings_in`): every placement ast-grep distinguishes, first as a full analysis,
+//! (`support::combined_scan`): every placement ast-grep distinguishes, first as a full analysis,
 //! then after an incremental edit away from the comments and after one of a comment.
 
 use super::prefilter::sources_under;
-use crate::support::{corpus, test_data};
+use crate::support::{combined_scan, corpus, test_data};
 use pi_native_hooks_analysis::{Analyzer, Finding, ScanLimits};
 use pi_native_hooks_config::builtin;
 use std::path::Path;
@@ -130,10 +130,10 @@ fn check(
     text: &str,
 ) -> Vec<Finding> {
     let snapshot = analyzer.scan_sources(&[(path.to_owned(), text.to_owned())]);
-    let expected = reference
-        .findings_in(path, text.as_bytes())
-        .expect("the reference scan analyzes the file");
+    let expected = combined_scan::findings(reference.rules(), path, text);
     assert_eq!(snapshot.findings, expected, "{name}:\n{text}");
+    let at_revision = reference.findings_in(path, text.as_bytes());
+    assert_eq!(at_revision.as_ref(), Ok(&expected), "{name} at a revision");
     expected
 }
 
@@ -208,10 +208,10 @@ fn corpus_files_with_suppressions_match_combined_scan() {
     let mut unused = 0;
     for (path, text) in &sources {
         let snapshot = analyzer.scan_sources(&[(path.clone(), text.clone())]);
-        let expected = reference
-            .findings_in(path, text.as_bytes())
-            .expect("the reference scan analyzes the file");
+        let expected = combined_scan::findings(reference.rules(), path, text);
         assert_eq!(snapshot.findings, expected, "{path}");
+        let at_revision = reference.findings_in(path, text.as_bytes());
+        assert_eq!(at_revision.as_ref(), Ok(&expected), "{path} at a revision");
         unused += expected
             .iter()
             .filter(|f| f.rule.as_str() == "unused-suppression")

@@ -10,7 +10,7 @@
 use crate::support::ConfigRoot;
 use crate::support::cli::cli;
 use crate::support::config_root::write_private;
-use pi_native_hooks_analysis::rules::{RuleError, load_source};
+use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::trust::{TrustError, TrustedDir, check_dir};
 use pi_native_hooks_config::{ConfigProblem, ConfigSource, DirFault};

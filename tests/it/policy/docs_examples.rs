@@ -6,7 +6,7 @@
 #![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
 use crate::support::{ConfigRoot, checkout};
-use pi_native_hooks_analysis::rules::load_source;
+use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;

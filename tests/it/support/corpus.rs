@@ -939,8 +939,8 @@ impl Writer {
     }
 }
 
-/// The share of files with suppression comments (the others are matched by the engine's
-/// single-traversal path; files with suppressions go through ast-grep's `CombinedScan`).
+/// The share of files with suppression comments (every file is matched in the engine's single
+/// traversal; in these the comments are then applied to the matches).
 const SUPPRESSED_FILES_PERCENT: u64 = 30;
 
 /// The contents of file `index` of the corpus generated with `seed`.

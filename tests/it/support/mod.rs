@@ -2,11 +2,13 @@
 //! config root), each with a builder; running the CLI (`cli`); snapshots of rendered text
 //! (`snapshot`); the git status comparison (`porcelain`); the wave coordinator's fakes and event
 //! driver (`wave`); the gate driver playing a session (`gate`) and the monorepo with its gate
-//! (`monorepo`); the generated corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`, also
+//! (`monorepo`); ast-grep's `CombinedScan`, the reference the analyzer's findings are checked
+//! against (`combined_scan`); the generated corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`, also
 //! included by the benches).
 
 pub mod ast_grep;
 pub mod cli;
+pub mod combined_scan;
 pub mod config_root;
 pub mod corpus;
 pub mod gate;

@@ -664,7 +664,7 @@ pub fn real_with(
     dir: &Path,
     render: pi_native_hooks_delivery::RenderLimits,
 ) -> (WaveCoordinator, ScanLog) {
-    use pi_native_hooks_analysis::{Analyzer, ScanLimits, rules::load_source};
+    use pi_native_hooks_analysis::{Analyzer, ScanLimits, load_source};
     use pi_native_hooks_config::ConfigSource;
     use pi_native_hooks_policy::builtin_sources;
     use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox, SandboxLimits};

@@ -3,16 +3,16 @@
 //! line, and which comments suppressed nothing (reported as `unused-suppression` hints).
 //!
 //! ast-grep-config's `CombinedScan` applies suppressions inside its own whole-file traversal, so
-//! its result cannot be kept across an edit. The analyzer instead keeps a file's *unsuppressed*
-//! matches across edits ([`super::incremental`]) and applies the suppressions of each new version
-//! to them here: finding the comments costs one substring search of the text and a walk up the tree
-//! from each occurrence, not a traversal. Every rule below mirrors `CombinedScan` of
+//! its result cannot be kept across an edit. The matcher instead finds a file's *unsuppressed*
+//! matches (which [`crate::incremental`] keeps across edits) and applies the suppressions of each
+//! version to them here: finding the comments costs one substring search of the text and a walk
+//! up the tree from each occurrence, not a traversal. Every rule below mirrors `CombinedScan` of
 //! ast-grep-config 0.51 (`get_suppression_kind`, `parse_suppression_set`, the order in which it
-//! records comments and tests a match). `Analyzer::findings_in` still runs `CombinedScan` itself,
-//! and the incremental property tests and the CLI parity tests compare the two on every version
-//! they see.
+//! records comments and tests a match); the incremental property tests, the suppression tests and
+//! the CLI parity tests compare the two on every version they see.
 
-use super::scan::SUPPRESSION_MARKER;
+/// The comment ast-grep's suppressions start with.
+pub(crate) const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Node, NodeMatch};
 use ast_grep_language::SupportLang;

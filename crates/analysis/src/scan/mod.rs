@@ -1,6 +1,9 @@
-//! Scanning one wave: each changed TS/TSX file read and parsed once, every rule applied in one
-//! pass with ast-grep's `CombinedScan` (suppression comments honoured, unused ones reported as
-//! hints), findings normalized into an immutable [`AnalysisSnapshot`].
+//! Scanning one wave: each changed TS/TSX file read and hashed once and served from the content
+//! cache when unchanged; otherwise analyzed by [`crate::incremental`] (re-parsed from its held
+//! tree when it can, parsed once otherwise) and matched by [`crate::matcher`] (suppression
+//! comments honoured, unused ones reported as hints); findings collected into an immutable
+//! [`AnalysisSnapshot`]. [`Analyzer::findings_in`] matches another revision of a file with the
+//! same matcher, without touching the caches.
 //!
 //! Files are opened through [`Beneath`]: a path is resolved inside the repository root, a symlink
 //! is followed only while it stays inside the root, and only a regular file is ever opened (never
@@ -9,23 +12,22 @@
 //! (reported as [`SkipReason::SymlinkOutsideRepository`]). FIFOs, sockets, devices and
 //! directories are reported as [`SkipReason::NotRegular`].
 
-use super::cache::ScanCache;
-use super::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
-use super::incremental::{self, EditHint, Mode, RuleReach};
-use super::rules::RuleSet;
-use super::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
-use super::tree_cache::{DEFAULT_TREE_CACHE_BYTES, HeldFile, TreeCache, TreeCacheStats};
-use ast_grep_config::{CombinedScan, RuleConfig, Severity as AstSeverity};
-use ast_grep_core::NodeMatch;
-use ast_grep_core::matcher::{Matcher, MatcherExt};
+mod read;
+
+use crate::rules::language_of;
+
+use crate::cache::ScanCache;
+use crate::finding::Finding;
+use crate::incremental::{self, EditHint, Mode, RuleReach, Version};
+use crate::matcher::{Content, FileRules};
+use crate::rules::RuleSet;
+use crate::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+use crate::tree_cache::{DEFAULT_TREE_CACHE_BYTES, HeldFile, TreeCache, TreeCacheStats};
 use ast_grep_core::tree_sitter::LanguageExt;
-use ast_grep_core::tree_sitter::StrDoc;
-use ast_grep_language::SupportLang;
 use pi_native_hooks_base::ContentHash;
-use pi_native_hooks_base::safe_open::{Beneath, Resolved};
+use pi_native_hooks_base::safe_open::Beneath;
 use pi_native_hooks_config::AnalyzerKey;
 use rayon::prelude::*;
-use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::sync::Arc;
@@ -77,15 +79,6 @@ pub enum AnalyzerError {
         /// The error from the thread pool.
         message: String,
     },
-}
-
-/// The language a path is parsed as, or `None` when it is not TypeScript or TSX.
-pub fn language_of(path: &str) -> Option<SupportLang> {
-    match Path::new(path).extension().and_then(|e| e.to_str())? {
-        "ts" | "mts" | "cts" => Some(SupportLang::TypeScript),
-        "tsx" => Some(SupportLang::Tsx),
-        _ => None,
-    }
 }
 
 /// A long-lived analyzer: one rule set, its content cache and its worker threads.
@@ -328,7 +321,12 @@ impl Analyzer {
         }
         let text = std::str::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
         catch_unwind(AssertUnwindSafe(|| {
-            analyze_text(&self.rules, &path, text, &Content::new(None))
+            let file = FileRules::new(&self.rules, &path, text);
+            if !file.may_find() {
+                return Vec::new();
+            }
+            let root = file.lang().ast_grep(text);
+            file.match_file(&path, &root, &Content::new(None)).1
         }))
         .map_err(|panic| SkipReason::Unreadable {
             error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
@@ -377,54 +375,10 @@ impl Analyzer {
     /// Reads `<root>/<path>` if it resolves inside the root to a regular file, at most one byte
     /// past the size limit.
     fn read_disk(&self, root: &Beneath, path: &str) -> Source {
-        let skip = |reason| Source::Skipped(reason);
-        let (file, stat) = match root.open(path) {
-            Ok(Resolved::Regular { file, stat, .. }) => (file, stat),
-            Ok(Resolved::NotRegular { kind, via_symlink }) => {
-                return skip(SkipReason::NotRegular {
-                    kind,
-                    symlink: via_symlink,
-                });
-            }
-            Ok(Resolved::Outside { via_symlink: true }) => {
-                return skip(SkipReason::SymlinkOutsideRepository);
-            }
-            Ok(Resolved::Outside { via_symlink: false }) => {
-                return skip(SkipReason::OutsideRepository);
-            }
-            Ok(Resolved::Dangling) => return skip(SkipReason::DanglingSymlink),
-            Ok(Resolved::Absent) => return skip(SkipReason::Vanished),
-            Err(error) => {
-                return skip(SkipReason::Unreadable {
-                    error: error.to_string(),
-                });
-            }
-        };
-        let limit = self.limits.max_file_bytes;
-        let on_disk = u64::try_from(stat.st_size).unwrap_or(0);
-        if on_disk > limit {
-            return skip(SkipReason::TooLarge {
-                bytes: on_disk,
-                limit,
-            });
+        match read::regular_beneath(root, path, self.limits.max_file_bytes) {
+            Ok(bytes) => self.classify(path, bytes),
+            Err(reason) => Source::Skipped(reason),
         }
-        let bytes = match read_text_bytes(file, limit, on_disk) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return skip(SkipReason::Binary),
-            Err(error) => {
-                return skip(SkipReason::Unreadable {
-                    error: error.to_string(),
-                });
-            }
-        };
-        if bytes.len() as u64 > limit {
-            // It grew while being read.
-            return skip(SkipReason::TooLarge {
-                bytes: on_disk.max(bytes.len() as u64),
-                limit,
-            });
-        }
-        self.classify(path, bytes)
     }
 
     /// Hashes the bytes, serves them from the cache or validates them as text.
@@ -458,7 +412,12 @@ impl Analyzer {
     ) -> Outcome {
         let hint = self.hints.get(path);
         match catch_unwind(AssertUnwindSafe(|| {
-            incremental::analyze(&self.rules, &self.reach, path, text, content, held, hint)
+            let version = Version {
+                path,
+                text,
+                content,
+            };
+            incremental::analyze(&self.rules, &self.reach, version, held, hint)
         })) {
             Ok(analyzed) => Outcome::Analyzed {
                 content,
@@ -593,45 +552,6 @@ impl Analyzer {
     }
 }
 
-/// The hash of a match's text with its whitespace normalised (runs collapsed to one space,
-/// trimmed), so re-indenting or re-wrapping a match keeps its hash.
-fn text_hash(text: &str) -> String {
-    let mut normalised = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !normalised.is_empty() {
-            normalised.push(' ');
-        }
-        normalised.push_str(word);
-    }
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(normalised.as_bytes()))
-}
-
-/// Bytes read per step of [`read_text_bytes`].
-const READ_CHUNK: usize = 64 * 1024;
-
-/// At most `limit + 1` bytes of `file`, read in chunks, or `None` at the first chunk holding a
-/// NUL byte: a binary file is recognised without reading the rest of it (a sparse 4 GiB file
-/// costs one chunk, whatever the size limit). `size` only sizes the first allocation.
-fn read_text_bytes(file: std::fs::File, limit: u64, size: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let capacity = usize::try_from(size.min(64 * 1024 * 1024)).unwrap_or(0);
-    let mut bytes = Vec::with_capacity(capacity);
-    let mut reader = file.take(limit.saturating_add(1));
-    let mut chunk = vec![0; READ_CHUNK];
-    loop {
-        let read = match reader.read(&mut chunk) {
-            Ok(0) => return Ok(Some(bytes)),
-            Ok(read) => read,
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        let chunk = &chunk[..read];
-        if chunk.contains(&0) {
-            return Ok(None);
-        }
-        bytes.extend_from_slice(chunk);
-    }
-}
-
 /// A path as the analysis names it: without a leading `./`, and on Windows `/`-separated. On
 /// Unix a backslash is an ordinary character of a file name, so it is kept.
 fn normalize(path: &str) -> String {
@@ -649,209 +569,4 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned())
-}
-
-fn severity(severity: &AstSeverity) -> Severity {
-    match severity {
-        AstSeverity::Hint | AstSeverity::Off => Severity::Hint,
-        AstSeverity::Info => Severity::Info,
-        // `error` is refused at load time; anything louder than info is a warning here.
-        AstSeverity::Warning | AstSeverity::Error => Severity::Warning,
-    }
-}
-
-/// The comment ast-grep's suppressions start with.
-pub(super) const SUPPRESSION_MARKER: &str = "ast-grep-ignore";
-
-/// The content hash of the text being analyzed, worked out only when a fix needs it (a file read
-/// from disk has it already; an in-memory revision is hashed only if one of its findings has a
-/// fix).
-pub(super) struct Content(std::cell::OnceCell<ContentHash>);
-
-impl Content {
-    pub(super) fn new(known: Option<ContentHash>) -> Self {
-        let cell = std::cell::OnceCell::new();
-        if let Some(hash) = known {
-            let _ = cell.set(hash);
-        }
-        Self(cell)
-    }
-
-    pub(super) fn of(&self, text: &str) -> ContentHash {
-        *self.0.get_or_init(|| ContentHash::of(text.as_bytes()))
-    }
-}
-
-/// Parses `text` (whose bytes hash to `content`) once and applies every rule for `path`.
-///
-/// Rules are first narrowed by their literal pre-filters (see [`super::prefilter`]): a rule is
-/// applied only to a file holding one of the literals it needs. A file that mentions no
-/// suppression comment is then matched in one traversal that visits only the nodes some rule can
-/// match (by AST kind), handing a rule only the nodes that hold one of its node literals; with no
-/// rule left it is not even parsed. Otherwise ast-grep's own `CombinedScan` runs, so
-/// suppressions and unused-suppression hints behave exactly as in the ast-grep CLI.
-fn analyze_text(rules: &RuleSet, path: &str, text: &str, content: &Content) -> Vec<Finding> {
-    let Some(lang) = language_of(path) else {
-        return Vec::new();
-    };
-    // A rule none of whose literals occurs in the text cannot match it: it is not applied. (In
-    // `CombinedScan` a rule without a match changes nothing either: a suppression counts as used
-    // only when it suppresses a match.)
-    let prefilter = rules.prefilter();
-    let found = prefilter.occurrences(text);
-    let applicable: Vec<_> = rules
-        .rules_for(Path::new(path), lang)
-        .into_iter()
-        .filter(|rule| prefilter.file_may_match(&rule.id, &found))
-        .collect();
-    let suppressions = text.contains(SUPPRESSION_MARKER);
-    if applicable.is_empty() && !suppressions {
-        return Vec::new();
-    }
-    let grep = lang.ast_grep(text);
-    let mut findings = Vec::new();
-    if suppressions {
-        let mut combined = CombinedScan::new(applicable);
-        combined.set_unused_suppression_rule(rules.unused_suppression());
-        for (rule, matches) in combined.scan(&grep, false).matches {
-            findings.extend(
-                matches
-                    .iter()
-                    .map(|node| finding(rule, path, node, text, content)),
-            );
-        }
-    } else {
-        let by_kind = index_by_kind(&applicable);
-        let checks: Vec<_> = applicable
-            .iter()
-            .map(|rule| prefilter.node_check(&rule.id, &found))
-            .collect();
-        for node in grep.root().dfs() {
-            let Some(candidates) = by_kind.get(usize::from(node.kind_id())) else {
-                continue;
-            };
-            for &index in candidates {
-                // A node that holds none of the literals the rule needs is not tried.
-                if checks[index]
-                    .as_ref()
-                    .is_some_and(|check| !check.may_match(node.range()))
-                {
-                    continue;
-                }
-                let rule = applicable[index];
-                if let Some(matched) = rule.matcher.match_node(node.clone()) {
-                    findings.push(finding(rule, path, &matched, text, content));
-                }
-            }
-        }
-    }
-    findings.sort();
-    findings
-}
-
-/// For each AST kind id, the indexes of the rules that can match a node of that kind.
-pub(super) fn index_by_kind(rules: &[&RuleConfig<SupportLang>]) -> Vec<Vec<usize>> {
-    let mut by_kind: Vec<Vec<usize>> = Vec::new();
-    for (index, rule) in rules.iter().enumerate() {
-        for kind in rule
-            .matcher
-            .potential_kinds()
-            .iter()
-            .flat_map(|kinds| kinds.iter())
-        {
-            if by_kind.len() <= kind {
-                by_kind.resize_with(kind + 1, Vec::new);
-            }
-            by_kind[kind].push(index);
-        }
-    }
-    by_kind
-}
-
-/// Normalizes one match of `rule` in `text` (whose bytes hash to `content`).
-pub(super) fn finding(
-    rule: &RuleConfig<SupportLang>,
-    path: &str,
-    node: &NodeMatch<'_, StrDoc<SupportLang>>,
-    text: &str,
-    content: &Content,
-) -> Finding {
-    let (start, end) = (node.start_pos(), node.end_pos());
-    Finding {
-        rule: rule.id.as_str().into(),
-        severity: severity(&rule.severity),
-        message: rule.get_message(node),
-        note: rule.note.clone(),
-        path: path.to_owned(),
-        range: SourceRange {
-            start: Position {
-                line: start.line(),
-                column: start.column(node),
-            },
-            end: Position {
-                line: end.line(),
-                column: end.column(node),
-            },
-        },
-        text_hash: text_hash(&node.text()),
-        fix: fix(rule, node, text, content),
-    }
-}
-
-/// The rewrite of `rule`'s first fixer for `node`, computed as the ast-grep CLI computes it
-/// (`NodeMatch::make_edit` with the rule's matcher, which applies `expandStart`/`expandEnd`).
-/// Rules without `fix:` cost nothing here.
-fn fix(
-    rule: &RuleConfig<SupportLang>,
-    node: &NodeMatch<'_, StrDoc<SupportLang>>,
-    text: &str,
-    content: &Content,
-) -> Option<Box<FindingFix>> {
-    let fixer = rule.fixer.first()?;
-    let edit = node.make_edit(&rule.matcher, fixer);
-    let bytes = ByteRange {
-        start: edit.position,
-        end: edit.position + edit.deleted_length,
-    };
-    // The template is text and the source is UTF-8, so this holds unless a fixer splits a
-    // character; such a rewrite is not offered rather than written broken.
-    let replacement = String::from_utf8(edit.inserted_text).ok()?;
-    if bytes.end > text.len()
-        || !text.is_char_boundary(bytes.start)
-        || !text.is_char_boundary(bytes.end)
-    {
-        return None;
-    }
-    let anchor = (node.range().start, node.start_pos().line());
-    Some(Box::new(FindingFix {
-        range: SourceRange {
-            start: position_at(text, anchor, bytes.start),
-            end: position_at(text, anchor, bytes.end),
-        },
-        bytes,
-        text: replacement,
-        content: content.of(text),
-        content_len: text.len(),
-    }))
-}
-
-/// The position of byte `offset` in `text`, counted from `anchor` (a byte offset and its line),
-/// so a fix next to its match costs the bytes between them, not the file. Lines end at `\n` and
-/// columns count characters, as ast-grep's positions do.
-fn position_at(text: &str, anchor: (usize, usize), offset: usize) -> Position {
-    let (anchor_offset, anchor_line) = anchor;
-    let newlines = |from: usize, to: usize| text[from..to].matches('\n').count();
-    let line = if offset >= anchor_offset {
-        anchor_line + newlines(anchor_offset, offset)
-    } else {
-        anchor_line.saturating_sub(newlines(offset, anchor_offset))
-    };
-    let line_start = text.as_bytes()[..offset]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |newline| newline + 1);
-    Position {
-        line,
-        column: text[line_start..offset].chars().count(),
-    }
 }
