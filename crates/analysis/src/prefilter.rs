@@ -32,7 +32,7 @@ const MAX_CLASS_CHARS: usize = 4;
 const MAX_REPEAT: u32 = 8;
 
 /// A set of literals (bytes, ASCII letters lowercased), one of which must occur.
-pub type Literals = BTreeSet<Vec<u8>>;
+pub(crate) type Literals = BTreeSet<Vec<u8>>;
 
 /// The literals a rule needs: inside every node it matches, and in every file it matches in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -131,7 +131,7 @@ fn usable(set: &Literals) -> bool {
 /// The literals one of which occurs in every text `regex` finds a match in, or `None`.
 ///
 /// The regex is parsed with the defaults the `regex` crate (and so ast-grep) uses.
-pub fn regex_needs(regex: &str) -> Option<Literals> {
+pub(crate) fn regex_needs(regex: &str) -> Option<Literals> {
     let hir = regex_syntax::Parser::new().parse(regex).ok()?;
     match shape(&hir) {
         Shape::Exact(set) => Some(set),
@@ -283,7 +283,7 @@ fn concat_shape(parts: &[Hir]) -> Shape {
 }
 
 /// The literals of every rule of a set, searched for in one pass per file.
-pub struct Prefilter {
+pub(crate) struct Prefilter {
     /// Every distinct literal, ASCII case-insensitive; `None` when no rule has a condition.
     automaton: Option<AhoCorasick>,
     /// The byte length of each literal, by pattern id.
@@ -303,7 +303,9 @@ struct RuleFilter {
 
 impl Prefilter {
     /// The conditions of `rules` (id and rule tree each).
-    pub fn new<'a>(rules: impl IntoIterator<Item = (&'a str, &'a SerializableRule)>) -> Self {
+    pub(crate) fn new<'a>(
+        rules: impl IntoIterator<Item = (&'a str, &'a SerializableRule)>,
+    ) -> Self {
         let mut ids: HashMap<Vec<u8>, usize> = HashMap::new();
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut intern = |set: Literals| -> Vec<usize> {
@@ -353,7 +355,7 @@ impl Prefilter {
     }
 
     /// No conditions at all: every rule is tried on every node of its kinds.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Self {
             automaton: None,
             lengths: Vec::new(),
@@ -363,12 +365,12 @@ impl Prefilter {
     }
 
     /// The literals rule `id` needs; empty when it has no condition.
-    pub fn needs(&self, id: &str) -> RuleNeeds {
+    pub(crate) fn needs(&self, id: &str) -> RuleNeeds {
         self.needs.get(id).cloned().unwrap_or_default()
     }
 
     /// Where each literal occurs in `text`: one pass over the text for every rule.
-    pub fn occurrences(&self, text: &str) -> Occurrences {
+    pub(crate) fn occurrences(&self, text: &str) -> Occurrences {
         let mut starts = vec![Vec::new(); self.lengths.len()];
         if let Some(automaton) = &self.automaton {
             for found in automaton.find_overlapping_iter(text) {
@@ -379,7 +381,7 @@ impl Prefilter {
     }
 
     /// Whether rule `id` can match anywhere in the file whose literals are `found`.
-    pub fn file_may_match(&self, id: &str, found: &Occurrences) -> bool {
+    pub(crate) fn file_may_match(&self, id: &str, found: &Occurrences) -> bool {
         match self.rules.get(id).and_then(|filter| filter.file.as_ref()) {
             Some(ids) => ids.iter().any(|&id| !found.starts[id].is_empty()),
             None => true,
@@ -388,7 +390,7 @@ impl Prefilter {
 
     /// The node condition of rule `id` in the file whose literals are `found`, or `None` when the
     /// rule has none (every node of its kinds is tried).
-    pub fn node_check<'a>(&self, id: &str, found: &'a Occurrences) -> Option<NodeCheck<'a>> {
+    pub(crate) fn node_check<'a>(&self, id: &str, found: &'a Occurrences) -> Option<NodeCheck<'a>> {
         let ids = self.rules.get(id)?.node.as_ref()?;
         Some(NodeCheck {
             literals: ids
@@ -401,19 +403,19 @@ impl Prefilter {
 }
 
 /// The start offsets of each literal in one file, by pattern id, ascending.
-pub struct Occurrences {
+pub(crate) struct Occurrences {
     starts: Vec<Vec<usize>>,
 }
 
 /// One rule's node condition in one file: the literals it needs, with where they occur.
-pub struct NodeCheck<'a> {
+pub(crate) struct NodeCheck<'a> {
     /// Start offsets (ascending) and byte length of each needed literal that occurs in the file.
     literals: Vec<(&'a [usize], usize)>,
 }
 
 impl NodeCheck<'_> {
     /// Whether a node spanning `range` (byte offsets) holds one of the needed literals.
-    pub fn may_match(&self, range: Range<usize>) -> bool {
+    pub(crate) fn may_match(&self, range: Range<usize>) -> bool {
         self.literals.iter().any(|&(starts, length)| {
             // The first occurrence starting in the node ends first: every occurrence of one
             // literal has the same length.

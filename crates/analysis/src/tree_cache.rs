@@ -23,7 +23,7 @@ pub const MAX_TREE_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
 /// Estimated heap bytes of one syntax-tree node, charged to the budget per node of a held tree
 /// (tree-sitter does not report a tree's size): about 96 bytes per node in the heap measured over
 /// the generated corpus (`cargo run --release -p pi-native-hooks-benches --example tree_memory`).
-pub const TREE_BYTES_PER_NODE: usize = 96;
+pub(crate) const TREE_BYTES_PER_NODE: usize = 96;
 
 /// One held file.
 pub(crate) struct HeldFile {

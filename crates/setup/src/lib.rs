@@ -14,8 +14,8 @@ mod doctor;
 
 pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};
 
-use pi_native_hooks_analysis::{RuleSet, load_rules};
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
+use pi_native_hooks_analysis::{RuleSet, load_rules};
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsOrigin, load_settings_at};
 use pi_native_hooks_config::{ConfigFile, ConfigSource};
 use pi_native_hooks_policy::PolicyRegistry;

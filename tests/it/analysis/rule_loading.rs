@@ -2,8 +2,8 @@
 //! clear error naming the file (and line) for every kind of bad rule — never a panic.
 
 use crate::support::{ConfigRoot, write};
-use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -15,7 +15,7 @@ use tree_sitter::{InputEdit, Parser, Point, Tree};
 /// The largest edit re-analyzed incrementally is one part in this many of the file: an edit
 /// deleting or inserting more than a quarter of the file is analyzed in full (it re-parses most of
 /// the file anyway, and a rewrite is not worth the bookkeeping).
-pub const MAX_EDIT_SHARE_DIVISOR: usize = 4;
+pub(super) const MAX_EDIT_SHARE_DIVISOR: usize = 4;
 
 /// What an `edit` tool call did to one file: `old_text` replaced by `new_text`, once. It lets the
 /// analyzer locate the edit without comparing the whole file; it is verified against the new

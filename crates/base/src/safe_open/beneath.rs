@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 use nix::errno::Errno;
 use nix::sys::stat::FileStat;
 
+use super::file::{FileKind, Opened, lexical, open_at};
 use super::follow::{AboveRoot, Follow, Stopped};
 use super::walk::{Access, NotOpened, open_dir, open_dir_at};
-use super::{FileKind, Opened, lexical, open_at};
 
 /// Where a repository-relative path led, resolved by [`Beneath::open`].
 #[derive(Debug)]

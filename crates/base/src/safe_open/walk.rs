@@ -20,7 +20,7 @@ use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag};
 use nix::sys::stat::{FileStat, Mode};
 
-use super::FileKind;
+use super::file::FileKind;
 
 /// What a directory is opened for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
