@@ -5,16 +5,14 @@
 #![warn(unreachable_pub)]
 
 mod cache;
-mod finding;
 mod incremental;
 mod matcher;
 mod prefilter;
 mod rules;
 mod scan;
 mod snapshot;
-mod tree_cache;
 
-pub use finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
+pub use cache::tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, TreeCacheStats};
 pub use incremental::EditHint;
 pub use matcher::findings_of_matches;
 pub use pi_native_hooks_config::AnalyzerKey;
@@ -24,5 +22,5 @@ pub use rules::{
     load_source,
 };
 pub use scan::{Analyzer, AnalyzerError, ScanLimits};
+pub use snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
-pub use tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, TreeCacheStats};

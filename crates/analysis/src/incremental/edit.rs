@@ -4,7 +4,7 @@
 //! the *dirty span*: what tree-sitter reports as changed plus the edited bytes, widened to whole
 //! lines.
 
-use crate::tree_cache::HeldFile;
+use crate::cache::tree_cache::HeldFile;
 use ast_grep_core::Doc;
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;

@@ -40,10 +40,10 @@ mod reach;
 pub use edit::EditHint;
 pub(crate) use reach::RuleReach;
 
-use crate::finding::{Finding, SourceRange};
+use crate::cache::tree_cache::HeldFile;
 use crate::matcher::{Content, FileRules, KeyedFinding, NodeKey, NodeMatcher};
 use crate::rules::RuleSet;
-use crate::tree_cache::HeldFile;
+use crate::snapshot::finding::{Finding, SourceRange};
 use ast_grep_core::AstGrep;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;

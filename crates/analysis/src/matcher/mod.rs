@@ -17,9 +17,9 @@ mod suppression;
 
 pub(crate) use normalize::Content;
 
-use crate::finding::Finding;
 use crate::prefilter::{NodeCheck, Occurrences};
 use crate::rules::{RuleSet, language_of};
+use crate::snapshot::finding::Finding;
 use ast_grep_config::RuleConfig;
 use ast_grep_core::matcher::{Matcher, MatcherExt};
 use ast_grep_core::tree_sitter::StrDoc;

@@ -17,12 +17,12 @@ mod read;
 use crate::rules::language_of;
 
 use crate::cache::ScanCache;
-use crate::finding::Finding;
+use crate::cache::tree_cache::{DEFAULT_TREE_CACHE_BYTES, HeldFile, TreeCache, TreeCacheStats};
 use crate::incremental::{self, EditHint, Mode, RuleReach, Version};
 use crate::matcher::{Content, FileRules};
 use crate::rules::RuleSet;
+use crate::snapshot::finding::Finding;
 use crate::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
-use crate::tree_cache::{DEFAULT_TREE_CACHE_BYTES, HeldFile, TreeCache, TreeCacheStats};
 use ast_grep_core::tree_sitter::LanguageExt;
 use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_base::safe_open::Beneath;

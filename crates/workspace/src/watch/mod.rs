@@ -10,20 +10,18 @@
 //! paths, `HEAD`, the index's entries, the repository's config or ignore rules changed) the
 //! snapshot is a full one, the reason is counted in [`WatchStatus`], and the watcher re-arms.
 //!
-//! Files: `options` (bounds and switches), `status` (the fallback reasons and counts), `events`
-//! (the notify handler and the bounded set of pending paths), `dirs` (which directories are
-//! watched: not ignored, not inside nested repositories), `cookie` (the synchronisation), `filesystem` (which file systems are refused),
-//! `guard` (`HEAD`, the index and the config files a sync compares), `update` (the previous
-//! snapshot plus a path-limited status), `watched` (the orchestration).
+//! Files: `options` (bounds and switches), `status` (the fallback reasons and counts), `dirs`
+//! (which directories are watched: not ignored, not inside nested repositories), `filesystem`
+//! (which file systems are refused), `sync/` (one synchronisation: `events`, the notify handler
+//! and the bounded set of pending paths; `cookie`, the synchronisation itself; `guard`, `HEAD`,
+//! the index and the config files a sync compares; `update`, the previous snapshot plus a
+//! path-limited status), `watched` (the orchestration).
 
-mod cookie;
 mod dirs;
-mod events;
 mod filesystem;
-mod guard;
 mod options;
 mod status;
-mod update;
+mod sync;
 mod watched;
 
 pub use options::WatchOptions;

@@ -2,13 +2,13 @@
 //! vouches for, and the choice, per snapshot, between updating that one from the watcher's events
 //! and taking a full one (counted, with the reason, in [`WatchStatus`]).
 
-use super::cookie;
 use super::dirs::{self, WalkError};
-use super::events::Shared;
-use super::guard::Guard;
 use super::options::WatchOptions;
 use super::status::{FallbackReason, WatchState, WatchStatus};
-use super::update::{Look, update};
+use super::sync::cookie;
+use super::sync::events::Shared;
+use super::sync::guard::Guard;
+use super::sync::update::{ChangeScope, update};
 use crate::error::WorkspaceError;
 use crate::repo::{self, OpenRepo};
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_with_cancel};
@@ -280,15 +280,15 @@ impl Inner {
                 return Ok(Err(reason));
             }
         };
-        let look = match armed.look(open, guard.index(), &units, options) {
-            Ok(look) => look,
+        let changed = match armed.scope_of_changes(open, guard.index(), &units, options) {
+            Ok(changed) => changed,
             Err(reason) => {
                 self.disarm();
                 return Ok(Err(reason));
             }
         };
-        let looked = look.files.len() + look.nested.len();
-        match update(previous, &look, cancel)? {
+        let looked = changed.files.len() + changed.nested.len();
+        match update(previous, &changed, cancel)? {
             Ok(snapshot) => {
                 self.last = Some((snapshot.clone(), guard));
                 Ok(Ok((snapshot, looked)))
@@ -353,13 +353,13 @@ impl Armed {
     /// What to look at for the reported `units`, bringing the watch set up to date on the way:
     /// what is gone is forgotten, a directory there now (new, moved in, or recreated) is walked
     /// and watched again and every file in it looked at, with every index entry below a unit.
-    fn look(
+    fn scope_of_changes(
         &mut self,
         open: &OpenRepo,
         index: &gix::index::State,
         units: &BTreeSet<PathBuf>,
         options: &WatchOptions,
-    ) -> Result<Look, FallbackReason> {
+    ) -> Result<ChangeScope, FallbackReason> {
         let mut files = BTreeSet::new();
         let mut nested: BTreeSet<PathBuf> = self.nested.clone();
         let mut scope = BTreeSet::new();
@@ -431,7 +431,7 @@ impl Armed {
                 path: path.to_string_lossy().into_owned(),
             });
         }
-        Ok(Look {
+        Ok(ChangeScope {
             scope: Scope::Paths(scope),
             files: files.iter().map(|rel| self.workdir.join(rel)).collect(),
             nested: nested.iter().map(|rel| self.workdir.join(rel)).collect(),
@@ -473,7 +473,7 @@ fn arm(open: &OpenRepo, options: &WatchOptions) -> Result<Armed, FallbackReason>
     }
     // Reading a FIFO where git expects a file would block every walk: such a repository is
     // left to the full snapshot, which reports it.
-    for path in super::guard::rule_files(open) {
+    for path in super::sync::guard::rule_files(open) {
         if std::fs::symlink_metadata(&path).is_ok_and(|meta| !meta.is_file()) {
             return Err(FallbackReason::WatcherError {
                 message: format!("{} is not a regular file", path.display()),

@@ -4,7 +4,7 @@
 //! The handler runs on notify's thread and only records; everything that touches the disk or
 //! the watch set happens on the capturing thread at the next synchronisation.
 
-use super::status::FallbackReason;
+use super::super::status::FallbackReason;
 use notify::event::{EventKind, ModifyKind};
 use notify::{ErrorKind, Event};
 use std::collections::BTreeSet;
@@ -12,22 +12,22 @@ use std::path::{Path, PathBuf};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 /// The name every cookie file starts with, inside the git directory.
-pub(super) const COOKIE_PREFIX: &str = "pi-native-hooks-cookie-";
+pub(crate) const COOKIE_PREFIX: &str = "pi-native-hooks-cookie-";
 
 /// What has happened since the last synchronisation.
 #[derive(Debug, Default)]
-pub(super) struct Pending {
+pub(crate) struct Pending {
     /// Absolute paths the watcher reported in the worktree.
-    pub(super) paths: BTreeSet<PathBuf>,
+    pub(crate) paths: BTreeSet<PathBuf>,
     /// The first reason the recorded paths may be incomplete.
-    pub(super) broken: Option<FallbackReason>,
+    pub(crate) broken: Option<FallbackReason>,
     /// File names of the cookies seen in the git directory.
-    pub(super) cookies: BTreeSet<String>,
+    pub(crate) cookies: BTreeSet<String>,
 }
 
 /// The state shared between notify's handler and the capturing thread.
 #[derive(Debug)]
-pub(super) struct Shared {
+pub(crate) struct Shared {
     pending: Mutex<Pending>,
     cookie_seen: Condvar,
     git_dir: PathBuf,
@@ -35,7 +35,7 @@ pub(super) struct Shared {
 }
 
 impl Shared {
-    pub(super) fn new(git_dir: PathBuf, max_paths: usize) -> Self {
+    pub(crate) fn new(git_dir: PathBuf, max_paths: usize) -> Self {
         Self {
             pending: Mutex::new(Pending::default()),
             cookie_seen: Condvar::new(),
@@ -44,12 +44,12 @@ impl Shared {
         }
     }
 
-    pub(super) fn lock(&self) -> MutexGuard<'_, Pending> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Pending> {
         self.pending.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Waits on the cookie condition, at most `timeout`.
-    pub(super) fn wait<'a>(
+    pub(crate) fn wait<'a>(
         &self,
         guard: MutexGuard<'a, Pending>,
         timeout: std::time::Duration,
@@ -60,18 +60,18 @@ impl Shared {
     }
 
     /// Everything recorded since the last call.
-    pub(super) fn take(&self) -> Pending {
+    pub(crate) fn take(&self) -> Pending {
         std::mem::take(&mut *self.lock())
     }
 
     /// Records that the events can no longer be trusted (the first reason wins).
-    pub(super) fn break_with(&self, reason: FallbackReason) {
+    pub(crate) fn break_with(&self, reason: FallbackReason) {
         let mut pending = self.lock();
         pending.broken.get_or_insert(reason);
     }
 
     /// notify's handler.
-    pub(super) fn handle(&self, event: notify::Result<Event>) {
+    pub(crate) fn handle(&self, event: notify::Result<Event>) {
         let event = match event {
             Ok(event) => event,
             Err(error) => {

@@ -7,8 +7,8 @@
 //! user's files or ignore rules, and needs no filtering from the worktree's events. It is removed
 //! again right after.
 
+use super::super::status::FallbackReason;
 use super::events::{COOKIE_PREFIX, Shared};
-use super::status::FallbackReason;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 static NEXT_COOKIE: AtomicU64 = AtomicU64::new(0);
 
 /// Writes a cookie into `git_dir` and waits until `shared` has seen it, at most `timeout`.
-pub(super) fn sync(
+pub(crate) fn sync(
     shared: &Shared,
     git_dir: &Path,
     timeout: Duration,

@@ -5,7 +5,7 @@
 //! makes the snapshot a full one. An index rewritten with only fresher stat data (what `git status` itself does) keeps the
 //! same entries and is not a change.
 
-use super::status::FallbackReason;
+use super::super::status::FallbackReason;
 use crate::error::WorkspaceError;
 use crate::repo::{self, Head, OpenRepo};
 use crate::snapshot::index_cache;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use xxhash_rust::xxh3::Xxh3;
 
 /// The repository's own files whose change makes the watcher's events insufficient.
-pub(super) fn rule_files(open: &OpenRepo) -> Vec<PathBuf> {
+pub(crate) fn rule_files(open: &OpenRepo) -> Vec<PathBuf> {
     let common = open.repo.common_dir();
     let git_dir = open.repo.git_dir();
     vec![
@@ -81,7 +81,7 @@ fn identity(path: &std::path::Path) -> FileIdentity {
 
 /// What a synchronisation compares with the previous one.
 #[derive(Clone)]
-pub(super) struct Guard {
+pub(crate) struct Guard {
     head: Head,
     index: Arc<gix::index::State>,
     index_digest: u128,
@@ -89,7 +89,7 @@ pub(super) struct Guard {
 }
 
 impl Guard {
-    pub(super) fn read(open: &OpenRepo) -> Result<Self, WorkspaceError> {
+    pub(crate) fn read(open: &OpenRepo) -> Result<Self, WorkspaceError> {
         let head = repo::read_head(open)?;
         let index = index_cache::load(open)?;
         let index_digest = digest(&index);
@@ -115,7 +115,7 @@ impl Guard {
     }
 
     /// Reads the guard again; `Err` names what changed since `self`.
-    pub(super) fn compare(
+    pub(crate) fn compare(
         &self,
         open: &OpenRepo,
     ) -> Result<Result<Self, FallbackReason>, WorkspaceError> {
@@ -155,7 +155,7 @@ impl Guard {
     }
 
     /// The index this guard read.
-    pub(super) fn index(&self) -> &gix::index::State {
+    pub(crate) fn index(&self) -> &gix::index::State {
         &self.index
     }
 }

@@ -4,7 +4,7 @@
 //! entries). `HEAD` and the index are unchanged since the previous snapshot (the guard checked),
 //! so no other path's status can have changed.
 
-use super::status::FallbackReason;
+use super::super::status::FallbackReason;
 use crate::error::WorkspaceError;
 use crate::snapshot::fingerprint::fingerprint;
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_paths_with_cancel};
@@ -12,28 +12,28 @@ use pi_native_hooks_base::CancelToken;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// What to look at: `scope` (worktree-relative paths, a directory covering everything below it)
+/// What the watcher's events say changed: `scope` (worktree-relative paths, a directory covering everything below it)
 /// replaces the previous entries it contains with the status of `files` (absolute; everything in
 /// the scope that is or was a file, taken with the path-limited status that checks each file on
 /// its own) and of `nested` (absolute roots of nested repositories, taken with the
 /// pathspec-limited status that reports them as git does).
-pub(super) struct Look {
-    pub(super) scope: Scope,
-    pub(super) files: Vec<PathBuf>,
-    pub(super) nested: Vec<PathBuf>,
+pub(crate) struct ChangeScope {
+    pub(crate) scope: Scope,
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) nested: Vec<PathBuf>,
 }
 
-/// `previous` updated with the status of what `look` names; `Err` when a path is part of a
+/// `previous` updated with the status of what `changed` names; `Err` when a path is part of a
 /// staged rename or copy, which a path-limited status cannot pair.
-pub(super) fn update(
+pub(crate) fn update(
     previous: &WorkspaceSnapshot,
-    look: &Look,
+    changed: &ChangeScope,
     cancel: &CancelToken,
 ) -> Result<Result<WorkspaceSnapshot, FallbackReason>, WorkspaceError> {
-    if look.files.is_empty() && look.nested.is_empty() {
+    if changed.files.is_empty() && changed.nested.is_empty() {
         return Ok(Ok(previous.clone()));
     }
-    let scope = &look.scope;
+    let scope = &changed.scope;
     for entry in previous.entries.values() {
         if let Some(source) = entry.source_path()
             && (scope.contains(&entry.path) || scope.contains(source))
@@ -46,7 +46,7 @@ pub(super) fn update(
     let mut entries = previous.entries.clone();
     entries.retain(|path, _| !scope.contains(path));
     let mut head = previous.head.clone();
-    for paths in [&look.files, &look.nested] {
+    for paths in [&changed.files, &changed.nested] {
         if paths.is_empty() {
             continue;
         }

@@ -1,6 +1,8 @@
 //! The immutable result of one analysis: shared by `Arc` with every policy of a wave.
 
-use super::finding::Finding;
+pub(crate) mod finding;
+
+use finding::Finding;
 use pi_native_hooks_base::safe_open::FileKind;
 use pi_native_hooks_config::AnalyzerKey;
 use serde::{Serialize, Serializer};

@@ -2,7 +2,9 @@
 //! again. Keyed by repository-relative path; valid for one [`RuleSet`](super::RuleSet) (an
 //! [`Analyzer`](super::Analyzer) owns one cache and one rule set).
 
-use super::finding::Finding;
+pub(crate) mod tree_cache;
+
+use crate::snapshot::finding::Finding;
 use pi_native_hooks_base::ContentHash;
 use std::collections::HashMap;
 use std::sync::Arc;
