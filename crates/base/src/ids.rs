@@ -18,7 +18,7 @@ macro_rules! string_id {
         pub struct $name(String);
 
         impl $name {
-            /// The id's text.
+            /// The text exactly as given; nothing here validates it.
             pub fn as_str(&self) -> &str {
                 &self.0
             }

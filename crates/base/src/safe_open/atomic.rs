@@ -19,7 +19,7 @@ use nix::unistd::{Gid, Uid, UnlinkatFlags};
 /// What the new file is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Replacement {
-    /// Its permission bits.
+    /// Set with `fchmod` after the write, so the umask does not narrow it.
     pub mode: Mode,
     /// Its owner and group, given only where the process may (a privileged one); anyone else
     /// keeps their own file.

@@ -22,7 +22,7 @@ use super::walk::{Access, NotOpened, open_dir, open_dir_at};
 pub enum Resolved {
     /// A regular file inside the root, open for reading.
     Regular {
-        /// The open file.
+        /// Opened `O_RDONLY`.
         file: File,
         /// `fstat` of the open descriptor.
         stat: FileStat,

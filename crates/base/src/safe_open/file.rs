@@ -17,19 +17,19 @@ use serde::Serialize;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileKind {
-    /// A regular file.
+    /// `S_IFREG`, shown as "regular file".
     Regular,
-    /// A directory.
+    /// `S_IFDIR`, shown as "directory".
     Directory,
-    /// A symbolic link.
+    /// `S_IFLNK`, shown as "symlink".
     Symlink,
-    /// A named pipe.
+    /// `S_IFIFO`, shown as "FIFO".
     Fifo,
     /// A Unix domain socket.
     Socket,
     /// A character device such as `/dev/null` or a terminal.
     CharDevice,
-    /// A block device.
+    /// `S_IFBLK`, shown as "block device".
     BlockDevice,
     /// A kind this platform reports that none of the above covers.
     Unknown,
@@ -74,7 +74,7 @@ impl std::fmt::Display for FileKind {
 pub enum Opened {
     /// A regular file, open for reading; `stat` is the descriptor's own `fstat`.
     Regular {
-        /// The open file.
+        /// Opened `O_RDONLY`.
         file: File,
         /// `fstat` of the open descriptor.
         stat: FileStat,

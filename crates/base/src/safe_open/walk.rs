@@ -277,7 +277,7 @@ pub enum Violation {
     /// Owned by a user the policy does not allow.
     #[error("owned by uid {owner}, not allowed for uid {current}")]
     Owner {
-        /// The entry's owner.
+        /// The entry's `st_uid`.
         owner: u32,
         /// The current (effective) uid.
         current: u32,
