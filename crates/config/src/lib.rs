@@ -22,11 +22,12 @@ use std::path::PathBuf;
 pub struct ConfigFile {
     /// Where the file lives (for the built-in pack: its path in the source tree).
     pub path: PathBuf,
-    /// The file's content.
+    /// The whole file (embedded in the binary for the built-in pack).
     pub text: String,
 }
 
 /// A configuration file or directory that could not be used.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigProblem {
     /// The file failed a trust check or could not be read.
@@ -35,11 +36,9 @@ pub enum ConfigProblem {
     /// The file is not valid YAML for what it configures.
     #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
     Yaml {
-        /// The file.
         path: PathBuf,
         /// The 1-based line, when the parser knows it.
         line: Option<u64>,
-        /// The parser's message.
         message: String,
     },
     /// A `ruleDirs` or `utilDirs` entry of `sgconfig.yml` that does not name a directory inside

@@ -45,18 +45,15 @@ pub(crate) const MAX_DIR_ENTRIES: usize = 10_000;
 pub const MAX_SYMLINK_HOPS: usize = follow::MAX_SYMLINK_HOPS;
 
 /// Why a configuration path was not trusted.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TrustError {
     /// The path is a symbolic link.
     #[error("{path}: is a symbolic link; replace it with a regular file or directory you own")]
-    Symlink {
-        /// The offending path.
-        path: PathBuf,
-    },
+    Symlink { path: PathBuf },
     /// Owned by another user.
     #[error("{path}: owned by uid {owner}, not by you (uid {current}); `chown` it to yourself")]
     NotOwned {
-        /// The offending path.
         path: PathBuf,
         /// The owner's uid.
         owner: u32,
@@ -65,12 +62,7 @@ pub enum TrustError {
     },
     /// Writable by group or others.
     #[error("{path}: mode {mode:04o} lets group or others write it; run `chmod go-w` on it")]
-    Writable {
-        /// The offending path.
-        path: PathBuf,
-        /// The permission bits.
-        mode: u32,
-    },
+    Writable { path: PathBuf, mode: u32 },
     /// A directory (or symbolic link) above the config root is owned by neither root nor the
     /// current user, so its owner could replace the config.
     #[error(
@@ -92,7 +84,6 @@ pub enum TrustError {
     AncestorWritable {
         /// The ancestor, as resolved.
         path: PathBuf,
-        /// The permission bits.
         mode: u32,
     },
     /// More than [`MAX_SYMLINK_HOPS`] symbolic links among the ancestors.
@@ -119,7 +110,6 @@ pub enum TrustError {
         "{path}: more than {limit} entries in one configuration directory; remove what is not configuration"
     )]
     TooManyEntries {
-        /// The directory.
         path: PathBuf,
         /// The most entries a configuration directory may have.
         limit: usize,
@@ -127,7 +117,6 @@ pub enum TrustError {
     /// Not the expected kind of file.
     #[error("{path}: expected a {expected}")]
     WrongKind {
-        /// The offending path.
         path: PathBuf,
         /// `regular file` or `directory`.
         expected: &'static str,
@@ -135,9 +124,7 @@ pub enum TrustError {
     /// Larger than [`MAX_FILE_BYTES`].
     #[error("{path}: {bytes} bytes is more than the {limit} bytes a configuration file may have")]
     TooLarge {
-        /// The offending path.
         path: PathBuf,
-        /// Its size.
         bytes: u64,
         /// The most bytes a configuration file may have ([`MAX_FILE_BYTES`]).
         limit: u64,
@@ -145,7 +132,6 @@ pub enum TrustError {
     /// The file could not be opened or read.
     #[error("{path}: {error}")]
     Io {
-        /// The offending path.
         path: PathBuf,
         /// The operating system's message.
         error: String,
@@ -229,13 +215,11 @@ pub fn escape_name(name: &OsStr) -> String {
 }
 
 /// What kind of entry a name is, without following a symbolic link.
+#[expect(missing_docs, reason = "each variant names its kind")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EntryKind {
-    /// A regular file.
     File,
-    /// A directory.
     Dir,
-    /// A symbolic link.
     Symlink,
     /// A FIFO, socket or device.
     Other,

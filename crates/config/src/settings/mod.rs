@@ -343,6 +343,7 @@ impl LoadedSettings {
 }
 
 /// A problem with the settings file.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsProblem {
     /// The file failed a trust check or could not be read: every setting keeps its default.
@@ -351,23 +352,19 @@ pub enum SettingsProblem {
     /// The file is not valid TOML: every setting keeps its default.
     #[error("{}:{line}: not valid TOML: {message} (every setting keeps its default)", path.display())]
     Syntax {
-        /// The file.
         path: PathBuf,
         /// The 1-based line.
         line: usize,
-        /// The parser's message.
         message: String,
     },
     /// One key is wrong: that setting keeps its default.
     #[error("{}:{line}: `{key}` {fault}", path.display())]
     Key {
-        /// The file.
         path: PathBuf,
         /// The 1-based line of the key (or of its value).
         line: usize,
         /// The key, dotted from the top (`tools.shell[0].name`).
         key: String,
-        /// What is wrong.
         fault: KeyFault,
     },
 }
