@@ -18,16 +18,15 @@ use std::sync::Arc;
 pub const SUPPORTED_LANGUAGES: [SupportLang; 2] = [SupportLang::TypeScript, SupportLang::Tsx];
 
 /// Why a rule or utility file could not be loaded. Each variant names the file.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
     /// The YAML does not parse as an ast-grep rule (syntax error, unknown key, wrong type).
     #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
     Yaml {
-        /// The rule file.
         path: PathBuf,
         /// 1-based line, when the parser reports one.
         line: Option<u64>,
-        /// The parser's message.
         message: String,
     },
     /// The rule targets a language other than TypeScript or Tsx.
@@ -36,9 +35,7 @@ pub enum RuleError {
         path.display()
     )]
     UnsupportedLanguage {
-        /// The rule file.
         path: PathBuf,
-        /// The rule id.
         rule: String,
         /// The language the rule names.
         language: String,
@@ -48,16 +45,10 @@ pub enum RuleError {
         "{}: rule `{rule}` has severity `error`; steering rules must use warning, info or hint",
         path.display()
     )]
-    ErrorSeverity {
-        /// The rule file.
-        path: PathBuf,
-        /// The rule id.
-        rule: String,
-    },
+    ErrorSeverity { path: PathBuf, rule: String },
     /// Two rules share an id.
     #[error("{}: duplicate rule id `{rule}` (first defined in {})", second.display(), first.display())]
     DuplicateId {
-        /// The rule id.
         rule: String,
         /// The file that defined it first.
         first: PathBuf,
@@ -67,19 +58,14 @@ pub enum RuleError {
     /// The rule parsed but does not compile (bad pattern, missing kind, undefined utility, ...).
     #[error("{}: rule `{rule}` is invalid: {message}", path.display())]
     Invalid {
-        /// The rule file.
         path: PathBuf,
-        /// The rule id.
         rule: String,
         /// What ast-grep reported.
         message: String,
     },
     /// The rule file has no usable default id (file stem is not UTF-8).
     #[error("{}: the rule has no `id` and the file name cannot serve as one", path.display())]
-    MissingId {
-        /// The rule file.
-        path: PathBuf,
-    },
+    MissingId { path: PathBuf },
     /// A file or directory of the config root could not be used.
     #[error(transparent)]
     Config(#[from] ConfigProblem),

@@ -25,7 +25,6 @@ pub const MAX_TREE_CACHE_BYTES: u64 = 1024 * 1024 * 1024;
 /// the generated corpus (`cargo run --release -p pi-native-hooks-benches --example tree_memory`).
 pub(crate) const TREE_BYTES_PER_NODE: usize = 96;
 
-/// One held file.
 pub(crate) struct HeldFile {
     /// The hash of `root`'s source.
     pub(crate) content: ContentHash,
@@ -64,7 +63,7 @@ pub struct TreeCacheStats {
     pub held_files: usize,
     /// Bytes charged for them (source, estimated tree, findings).
     pub held_bytes: u64,
-    /// The byte budget.
+    /// The requested budget, capped at [`MAX_TREE_CACHE_BYTES`].
     pub budget_bytes: u64,
     /// Files evicted to stay within the budget, since the analyzer started.
     pub evictions: u64,

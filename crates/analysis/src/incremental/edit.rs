@@ -22,7 +22,7 @@ pub(super) const MAX_EDIT_SHARE_DIVISOR: usize = 4;
 /// text, and ignored when it does not reproduce it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EditHint {
-    /// The replaced text.
+    /// The text the call says it replaced; trusted only once it reproduces the new text.
     pub old_text: String,
     /// The text that replaced it.
     pub new_text: String,

@@ -101,7 +101,6 @@ pub struct Analyzer {
 enum Input {
     /// Read `<root>/<path>` from disk.
     Disk,
-    /// Given in memory.
     Memory(Vec<u8>),
 }
 

@@ -22,7 +22,7 @@ pub enum SkipReason {
     },
     /// Contains a NUL byte.
     Binary,
-    /// Not valid UTF-8.
+    /// Has no NUL byte but is not valid UTF-8.
     NotUtf8,
     /// The file disappeared between the change and the scan.
     Vanished,
@@ -144,7 +144,7 @@ pub struct ScanFailure {
 pub struct ScanPanic {
     /// The file, as the analysis names it.
     pub path: String,
-    /// The panic's message.
+    /// The panic's payload when it is a string, else "unknown panic".
     pub message: String,
 }
 
