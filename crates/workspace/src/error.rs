@@ -32,7 +32,7 @@ pub enum WorkspaceError {
     Open {
         /// The directory the snapshot was requested for.
         path: PathBuf,
-        /// What gix reported.
+        /// Also the error's `source()`.
         #[source]
         source: gix::Error,
     },
@@ -69,7 +69,7 @@ pub enum WorkspaceError {
         what: &'static str,
         /// What the user can do about it.
         hint: &'static str,
-        /// What gix reported.
+        /// Also the error's `source()`.
         #[source]
         source: gix::Error,
     },
@@ -99,7 +99,7 @@ pub enum WorkspaceError {
         repo: PathBuf,
         /// The file that could not be read.
         path: PathBuf,
-        /// The I/O error.
+        /// Also the error's `source()`.
         #[source]
         source: std::io::Error,
     },

@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 pub enum RevisionBlob {
     /// The revision has no file at this path (or there is no revision: an unborn branch).
     Absent,
-    /// The file's bytes.
+    /// The whole blob, no larger than the cap.
     Bytes(Vec<u8>),
     /// The blob is larger than the cap; it was not read.
     TooLarge {
-        /// The blob's size.
+        /// The blob's size in bytes.
         bytes: u64,
         /// The cap it exceeds.
         limit: u64,
@@ -39,7 +39,7 @@ pub enum Unjudged {
     /// The blob is larger than the cap.
     #[error("{bytes} bytes is over the {limit}-byte limit")]
     TooLarge {
-        /// The blob's size.
+        /// The blob's size in bytes.
         bytes: u64,
         /// The cap it exceeds.
         limit: u64,

@@ -63,7 +63,7 @@ pub enum MutatingCall {
 pub enum WorkspaceKind {
     /// Inside a git worktree rooted at `worktree_root`: snapshots work.
     Git {
-        /// The worktree root.
+        /// The root of the worktree that contains the probed directory.
         worktree_root: PathBuf,
     },
     /// Not inside any git repository: use [`changeset_without_git`].

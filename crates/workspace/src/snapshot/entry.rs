@@ -110,7 +110,7 @@ pub struct FileStamp {
     pub modified: StatTime,
     /// Last change of the content or the inode (`st_ctime`).
     pub changed: StatTime,
-    /// Inode number.
+    /// `st_ino`.
     pub inode: u64,
 }
 

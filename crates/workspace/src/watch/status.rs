@@ -13,7 +13,7 @@ pub enum FallbackReason {
     Overflow,
     /// More paths changed than the watcher remembers between two synchronisations.
     TooManyPaths {
-        /// The bound.
+        /// The most paths the watcher remembers between two synchronisations.
         limit: usize,
     },
     /// More directories than the watcher may watch (its own bound or inotify's
@@ -24,7 +24,7 @@ pub enum FallbackReason {
     },
     /// The watcher reported an error, or could not be started.
     WatcherError {
-        /// What was reported.
+        /// Shown after "watcher error: ".
         message: String,
     },
     /// The synchronisation cookie's event did not arrive in time.
@@ -34,7 +34,7 @@ pub enum FallbackReason {
     },
     /// `HEAD` moved, or the index's entries changed (not only their cached stat data).
     HeadOrIndex {
-        /// What changed.
+        /// Shown as the whole reason ("HEAD moved").
         what: String,
     },
     /// A file that decides what git ignores or how it reads files changed: a `.gitignore`,
@@ -124,14 +124,14 @@ impl fmt::Display for FallbackReason {
 pub enum WatchState {
     /// Watching this many directories.
     Watching {
-        /// Directories watched.
+        /// How many directories the armed watcher holds.
         directories: usize,
     },
     /// Not watching now (it re-arms at the next whole-worktree snapshot).
     Unarmed,
     /// Never watching in this session: every whole-worktree snapshot is a full one.
     Unavailable {
-        /// Why.
+        /// Why the watcher is off for the whole session.
         reason: FallbackReason,
     },
 }

@@ -34,9 +34,9 @@ pub enum CaptureKind {
 }
 
 /// A whole-worktree snapshot and how it was taken.
+#[expect(missing_docs, reason = "`snapshot` names what it holds")]
 #[derive(Clone, Debug)]
 pub struct WatchedCapture {
-    /// The snapshot.
     pub snapshot: WorkspaceSnapshot,
     /// How it was taken.
     pub kind: CaptureKind,
