@@ -40,7 +40,7 @@ pub struct PolicyContract {
 }
 
 impl PolicyContract {
-    /// The policy's kind.
+    /// Follows from [`Self::spec`]'s variant.
     pub fn kind(&self) -> PolicyKind {
         match self.spec {
             PolicySpec::Diagnostic(_) => PolicyKind::Diagnostic,

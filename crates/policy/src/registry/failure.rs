@@ -29,9 +29,9 @@ pub enum ProblemReason {
 }
 
 /// A policy file that was not loaded, with the reason.
+#[expect(missing_docs, reason = "`path` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyProblem {
-    /// The file.
     pub path: PathBuf,
     /// Why it was not loaded.
     pub reason: ProblemReason,
@@ -103,15 +103,13 @@ pub enum FailureReason {
 }
 
 /// A loaded policy that failed during one run. Its siblings' results are unaffected.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyFailure {
-    /// The policy id.
     pub policy: PolicyId,
-    /// The policy file.
     pub path: PathBuf,
     /// The function that failed, e.g. `evaluate` or an `affects` predicate.
     pub function: String,
-    /// What went wrong.
     pub reason: FailureReason,
 }
 
@@ -143,9 +141,9 @@ impl fmt::Display for PolicyFailure {
 }
 
 /// One line a policy wrote with `print` or `debug`.
+#[expect(missing_docs, reason = "`policy` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyLog {
-    /// The policy id.
     pub policy: PolicyId,
     /// The text.
     pub line: String,

@@ -29,7 +29,7 @@ pub struct PolicyDiagnostic {
     pub policy: PolicyId,
     /// How loud it is (defaults to `warning`).
     pub severity: Severity,
-    /// What is wrong.
+    /// As the policy worded it.
     pub message: String,
     /// What the agent should do about it.
     pub guidance: String,
@@ -50,7 +50,6 @@ impl DiagnosticValue {
         Self { finding, guidance }
     }
 
-    /// The guidance text.
     pub(crate) fn guidance(&self) -> &str {
         &self.guidance
     }
@@ -135,7 +134,6 @@ pub(crate) enum ResultProblem {
     /// A text field holds another type.
     #[error("`{key}` must be a string, not {type_name}")]
     NotAString {
-        /// The field.
         key: String,
         /// The value's Rhai type.
         type_name: String,
@@ -143,19 +141,13 @@ pub(crate) enum ResultProblem {
     /// A position field holds another type.
     #[error("`{key}` must be an integer, not {type_name}")]
     NotAnInteger {
-        /// The field.
         key: String,
         /// The value's Rhai type.
         type_name: String,
     },
     /// A position below 1.
     #[error("`{key}` must be 1 or more (1-based), not {number}")]
-    NotPositive {
-        /// The field.
-        key: String,
-        /// The value.
-        number: i64,
-    },
+    NotPositive { key: String, number: i64 },
     /// A position too large for this platform.
     #[error("{0}")]
     OutOfRange(std::num::TryFromIntError),

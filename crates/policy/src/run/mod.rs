@@ -63,11 +63,11 @@ pub struct DiagnosticRun {
 }
 
 /// One result of a diagnostic run over a snapshot, as `check` reports it.
+#[expect(missing_docs, reason = "`diagnostic` names what it holds")]
 #[derive(Clone, Copy, Debug)]
 pub enum CheckResult<'a> {
     /// A policy's diagnostic, with the finding it reports when one starts where it does.
     Policy {
-        /// The diagnostic.
         diagnostic: &'a PolicyDiagnostic,
         /// The finding of the same rule at the same path, line and column.
         finding: Option<&'a Finding>,
@@ -143,7 +143,7 @@ impl DiagnosticRun {
 pub struct AffectedRequirement {
     /// The verification policy's id.
     pub policy: PolicyId,
-    /// Its project.
+    /// The policy's `PROJECT`.
     pub project: ProjectSpec,
     /// The requirement, as its policy declares it.
     pub requirement: Requirement,

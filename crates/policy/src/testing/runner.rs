@@ -43,7 +43,7 @@ impl<F: FnMut(&[(String, String)]) -> Arc<AnalysisSnapshot>> FixtureAnalyzer for
 /// The result of one case.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CaseReport {
-    /// The case's name.
+    /// As the fixture names the case; it heads the case's snapshot section.
     pub name: String,
     /// Results produced but not expected (the policy fires on valid input): for diagnostics
     /// `path:line:column rule: message`, for requirements the id.
@@ -131,13 +131,13 @@ pub enum SnapshotStatus {
 /// The result of one fixture file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FixtureReport {
-    /// The fixture file.
+    /// Joined to the fixture directory.
     pub path: PathBuf,
     /// The policy under test.
     pub policy: String,
     /// One report per case.
     pub cases: Vec<CaseReport>,
-    /// The snapshot comparison.
+    /// The rendered results against the `.snap` file beside the fixture.
     pub snapshot: SnapshotStatus,
 }
 
@@ -203,7 +203,7 @@ pub struct TestReport {
 /// The counts a run ends with, each kind of failure separately.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TestSummary {
-    /// Cases that passed.
+    /// Cases for which [`CaseReport::passed`] holds.
     pub cases_passed: usize,
     /// Cases that were noisy, missing or failed.
     pub cases_failed: usize,
@@ -217,7 +217,7 @@ pub struct TestSummary {
     pub policies_not_loaded: usize,
     /// Fixture files that could not be run.
     pub fixtures_not_run: usize,
-    /// Other problems.
+    /// Problems with the root or the fixture directory, or a run with no tests.
     pub other_problems: usize,
     /// True when the run passed ([`TestReport::passed`]).
     pub passed: bool,
