@@ -18,9 +18,9 @@ use std::collections::{BTreeMap, HashMap};
 
 /// A finding as remembered for the next comparison: its rule, the hash of its normalised text
 /// and its zero-based line.
+#[expect(missing_docs, reason = "`rule` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct PriorFinding {
-    /// The rule id.
     pub rule: RuleId,
     /// [`Finding::text_hash`]: the hash of the whitespace-normalised matched text.
     pub text: String,

@@ -104,7 +104,7 @@ impl Warnings {
     }
 }
 
-/// A rendered block.
+/// What [`render`] gives to append to the carrier's result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Block {
     /// The text to append to the carrier's content.
