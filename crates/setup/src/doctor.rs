@@ -14,20 +14,16 @@ use pi_native_hooks_policy::{PolicyKind, PolicyRegistry, RootProblem};
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
+#[expect(missing_docs, reason = "the variant's doc names its fields")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PolicyHealth {
     /// Loaded with this id and kind.
-    Loaded {
-        /// The policy id.
-        id: PolicyId,
-        /// Its kind.
-        kind: PolicyKind,
-    },
+    Loaded { id: PolicyId, kind: PolicyKind },
     /// Not loaded; the reason names file and line.
     Failed(String),
 }
 
-/// What `doctor` found.
+/// What `doctor` found in one config root and its settings file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DoctorReport {
     /// The config root examined.
