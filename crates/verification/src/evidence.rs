@@ -81,14 +81,12 @@ impl fmt::Display for FailedRun {
 }
 
 /// Why a run of the exact command did not count.
+#[expect(missing_docs, reason = "`cwd` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum RejectionReason {
     /// It ran somewhere other than the requirement's directory.
-    WrongDirectory {
-        /// Where it ran.
-        cwd: PathBuf,
-    },
+    WrongDirectory { cwd: PathBuf },
     /// A potentially mutating call ran in the same wave and may have changed files under it.
     MutatingSibling {
         /// The sibling's tool call id.

@@ -27,11 +27,10 @@ pub const DEFAULT_CONTINUATION_CAP: u32 =
     pi_native_hooks_config::settings::DEFAULT_CONTINUATION_CAP;
 
 /// One armed requirement that is neither passed nor waived.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OutstandingCheck {
-    /// Which requirement.
     pub key: RequirementKey,
-    /// Its project.
     pub project: ProjectIdentity,
     /// The exact command.
     pub command: String,
@@ -40,9 +39,7 @@ pub struct OutstandingCheck {
     /// What to run from the session's directory: the command itself when that is `dir`, else
     /// its [`cd_form`] (the command itself when no `cd` form exists; it can then only be waived).
     pub run_as: String,
-    /// Its state.
     pub state: RequirementState,
-    /// Its required revision.
     pub required_revision: u64,
     /// Why it is outstanding, in one line.
     pub detail: String,
@@ -93,11 +90,11 @@ impl OutstandingCheck {
 
 /// Push the agent back to work: the binding returns a `custom_message` of type
 /// [`VERIFICATION_MESSAGE_TYPE`] with `content` and `continue: true`.
+#[expect(missing_docs, reason = "`checks` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Continuation {
     /// The message for the model.
     pub content: String,
-    /// What is outstanding.
     pub checks: Vec<OutstandingCheck>,
     /// How many consecutive continuations (this one included) saw no progress.
     pub without_progress: u32,

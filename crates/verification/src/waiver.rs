@@ -34,19 +34,18 @@ pub enum WaiverError {
 }
 
 /// One requirement a waiver covers, at the revision it covers.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaivedRequirement {
-    /// Which requirement.
     pub key: RequirementKey,
-    /// Its project.
     pub project: ProjectIdentity,
-    /// Its command.
     pub command: String,
     /// The required revision the waiver covers.
     pub revision: u64,
 }
 
 /// A recorded waiver.
+#[expect(missing_docs, reason = "`covers` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Waiver {
     /// The waiver tool call's id.
@@ -55,7 +54,6 @@ pub struct Waiver {
     pub reason: String,
     /// When it was recorded.
     pub at: Timestamp,
-    /// What it covers.
     pub covers: Vec<WaivedRequirement>,
 }
 

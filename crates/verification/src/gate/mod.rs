@@ -64,7 +64,7 @@ pub struct GateSnapshot {
     /// The workspace state accounted for; persisted with a digest of the dirty paths, and the
     /// paths themselves only while they are few ([`super::PERSISTED_PATHS_BYTES`]).
     pub workspace: Baseline,
-    /// The tracked requirements.
+    /// As [`VerificationGate::requirements`] held them.
     pub requirements: Vec<TrackedRequirement>,
     /// The waivers still covering a requirement.
     pub waivers: Vec<Waiver>,
@@ -312,12 +312,13 @@ impl VerificationGate {
         std::mem::take(&mut self.transition).then(|| self.snapshot())
     }
 
-    /// The configuration.
+    /// As given to [`Self::new`], with [`Self::reconfigure`]'s cap and shell tools.
     pub fn config(&self) -> &GateConfig {
         &self.config
     }
 
-    /// The project match.
+    /// Matched against [`GateConfig::cwd`] again at each reload and when a wave adds or
+    /// removes a manifest a glob may match.
     pub fn projects(&self) -> &ProjectMatch {
         &self.projects
     }
@@ -337,7 +338,7 @@ impl VerificationGate {
         &self.baseline
     }
 
-    /// The tracked requirements.
+    /// Reconciled with the policies at each reload.
     pub fn requirements(&self) -> &[TrackedRequirement] {
         &self.requirements
     }

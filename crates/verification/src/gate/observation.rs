@@ -11,14 +11,12 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// What a wave changed in the workspace.
+#[expect(missing_docs, reason = "`paths` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum ObservedChanges {
     /// Exactly these paths (relative to the git root) may have changed; empty for no change.
-    Paths {
-        /// The changed paths.
-        paths: BTreeSet<String>,
-    },
+    Paths { paths: BTreeSet<String> },
     /// No safe path set exists (a `bash` call outside git, a snapshot failure, a coordinator
     /// timeout): armed requirements become `unknown`.
     Unknown {
@@ -66,7 +64,7 @@ pub struct ObservedCall {
     /// Whether the call may have changed files: `write`, `edit`, `bash` and unknown tools, by the
     /// wave coordinator's classification.
     pub potentially_mutating: bool,
-    /// How it ended.
+    /// Whether a `tool_result` arrived, and what it reported.
     pub outcome: CallOutcome,
 }
 

@@ -62,7 +62,7 @@ pub struct PartialRecord {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum WorkspaceObservation {
-    /// A full snapshot.
+    /// A whole-worktree snapshot.
     Full(WorkspaceRecord),
     /// A path-limited snapshot (a wave whose only mutating calls were `write`/`edit`).
     Partial(PartialRecord),
@@ -119,16 +119,14 @@ impl WorkspaceObservation {
 }
 
 /// The workspace state the gate has accounted for, or why it has none.
+#[expect(missing_docs, reason = "`reason` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Baseline {
     /// Every change up to this state was observed and applied.
     Known(WorkspaceRecord),
     /// The state could not be recorded; armed requirements were made `unknown` when it happened.
-    Unknown {
-        /// Why.
-        reason: String,
-    },
+    Unknown { reason: String },
 }
 
 /// What changed between the baseline and a later observation.
@@ -136,7 +134,6 @@ pub enum Baseline {
 pub(crate) enum Drift {
     /// Nothing, or nothing the gate has not already accounted for.
     None,
-    /// These paths changed.
     Paths(BTreeSet<String>),
     /// Something may have changed; which paths cannot be proven.
     Unknown(String),

@@ -84,6 +84,7 @@ impl fmt::Display for RequirementState {
 }
 
 /// Where an armed requirement stands for its required revision.
+#[expect(missing_docs, reason = "`reason` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Standing {
@@ -101,16 +102,13 @@ pub enum Standing {
         tool_call_id: CallId,
     },
     /// Could not be proven.
-    Unknown {
-        /// Why.
-        reason: String,
-    },
+    Unknown { reason: String },
 }
 
 /// One requirement the gate tracks for the session branch.
+#[expect(missing_docs, reason = "`key` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrackedRequirement {
-    /// Which requirement.
     pub key: RequirementKey,
     /// The project it belongs to.
     pub project: ProjectIdentity,

@@ -39,9 +39,9 @@ pub struct ProjectReport {
 }
 
 /// One verification policy and the projects it matched.
+#[expect(missing_docs, reason = "`policy` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PolicyProjects {
-    /// The policy id.
     pub policy: PolicyId,
     /// What it looks for: `PROJECT.manifests "<glob>"`, or the manifest, name and directory.
     pub looks_for: String,
@@ -54,7 +54,7 @@ pub struct PolicyProjects {
 pub struct ProjectInstance {
     /// The name its manifest declares.
     pub name: String,
-    /// The manifest file.
+    /// The file name in the project directory that declared the name.
     pub manifest: String,
     /// The project directory as a repository path (`.` for the repository root).
     pub dir: String,

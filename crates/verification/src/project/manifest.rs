@@ -7,6 +7,7 @@ use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 /// Why a manifest named by a verification policy could not give a project name.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ManifestError {
     /// The policy names a manifest kind the gate cannot read.
@@ -20,7 +21,6 @@ pub enum ManifestError {
     /// The file exists but could not be read.
     #[error("{}: cannot be read: {message}; check its permissions", path.display())]
     Read {
-        /// The manifest file.
         path: PathBuf,
         /// The I/O error.
         message: String,
@@ -28,17 +28,14 @@ pub enum ManifestError {
     /// The file is not valid JSON or TOML.
     #[error("{}: is not valid {format}: {message}; fix the file so the project can be matched", path.display())]
     Parse {
-        /// The manifest file.
         path: PathBuf,
         /// `JSON` or `TOML`.
         format: &'static str,
-        /// The parser's message.
         message: String,
     },
     /// The file parses but declares no name where the gate looks for one.
     #[error("{}: declares no project name ({expected}); add one so the project can be matched", path.display())]
     NoName {
-        /// The manifest file.
         path: PathBuf,
         /// Where the name was looked for.
         expected: &'static str,

@@ -48,9 +48,9 @@ impl fmt::Display for ProjectIdentity {
 
 /// A verification policy whose project is the session's project (one per project a
 /// `PROJECT.manifests` glob matched).
+#[expect(missing_docs, reason = "`policy` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MatchedPolicy {
-    /// The policy id.
     pub policy: PolicyId,
     /// The project it matched.
     pub identity: ProjectIdentity,
@@ -61,6 +61,7 @@ pub struct MatchedPolicy {
 }
 
 /// Why a policy could not be matched against the session's project.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProjectProblem {
     /// The workspace could not be probed for a git root.
@@ -69,17 +70,13 @@ pub enum ProjectProblem {
     /// A policy's manifest could not be read.
     #[error("policy `{policy}`: {error}")]
     Manifest {
-        /// The policy id.
         policy: PolicyId,
-        /// What went wrong.
         error: ManifestError,
     },
     /// A policy's `PROJECT.manifests` glob matched no manifest (declaring its `name`, if given).
     #[error("policy `{policy}`: `PROJECT.manifests` {glob:?} matched no manifest{}, so it requires nothing", if name.is_empty() { String::new() } else { format!(" declaring the name {name:?}") })]
     NoMatch {
-        /// The policy id.
         policy: PolicyId,
-        /// The glob.
         glob: String,
         /// The name it filters on (empty for any).
         name: String,
@@ -87,9 +84,7 @@ pub enum ProjectProblem {
     /// A match of a policy's `PROJECT.manifests` glob that is not a project, or a walk limit.
     #[error("policy `{policy}`: `PROJECT.manifests` {glob:?}: {skip}")]
     Glob {
-        /// The policy id.
         policy: PolicyId,
-        /// The glob.
         glob: String,
         /// What was left out.
         skip: GlobSkip,

@@ -42,6 +42,7 @@ impl ProposedPolicy {
 }
 
 /// Why no policy is proposed.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NoProposal {
     /// The directory is not inside a git worktree: the gate matches projects at a git root.
@@ -53,7 +54,6 @@ pub enum NoProposal {
     /// A manifest could not be read or parsed, or declares no name.
     #[error("{}: {reason}", path.display())]
     Unusable {
-        /// The manifest.
         path: PathBuf,
         /// What is wrong with it.
         reason: String,

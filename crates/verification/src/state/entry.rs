@@ -33,14 +33,12 @@ pub enum StateError {
 }
 
 /// Why a state entry was skipped.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StateProblem {
     /// Written by a newer engine.
     #[error("it was written by a newer version ({version}); update pi-native-hooks to use it")]
-    Newer {
-        /// The entry's version.
-        version: String,
-    },
+    Newer { version: String },
     /// Not a state this engine can read.
     #[error("it is malformed: {0}")]
     Malformed(String),

@@ -13,24 +13,23 @@ use std::fmt;
 
 /// One `custom` entry of the current branch, as the binding reads it from
 /// `ctx.sessionManager.getBranch()` (entries of other types can be passed or left out).
+#[expect(missing_docs, reason = "`id` and `data` are Pi's fields")]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BranchEntry {
-    /// The entry's id.
     pub id: String,
     /// The type name it was persisted under.
     pub custom_type: String,
-    /// Its `data`.
     pub data: serde_json::Value,
 }
 
 /// Something a restore reports to the user.
+#[expect(missing_docs, reason = "`problem` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StateWarning {
     /// A state entry was skipped.
     Skipped {
         /// The skipped entry's id.
         entry_id: String,
-        /// Why.
         problem: StateProblem,
     },
     /// The restored entry predates per-requirement digests: its armed requirements were made
