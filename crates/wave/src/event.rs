@@ -23,7 +23,7 @@ pub enum ExecutionMode {
 pub struct ToolCallInfo {
     /// The tool call id.
     pub id: CallId,
-    /// The tool's name.
+    /// The tool's name, as Pi reports it.
     pub name: String,
     /// The call's arguments.
     #[serde(default)]

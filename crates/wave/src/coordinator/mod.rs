@@ -106,7 +106,7 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         self.inner.apply(effects);
     }
 
-    /// `tool_execution_start`.
+    /// Marks the call started; a second start for the same call is a `DuplicateEvent` failure.
     pub fn tool_execution_start(&self, call: ToolCallInfo) {
         let effects = self.inner.tracker().tool_execution_start(call);
         self.inner.apply(effects);

@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 /// A problem coordinating a wave. None of them changes a tool result or blocks a call.
+#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum CoordinatorFailure {
@@ -29,7 +30,6 @@ pub enum CoordinatorFailure {
         call: CallId,
         /// Calls of the wave still without a terminal event, if any (else processing was slow).
         pending: Vec<CallId>,
-        /// The timeout.
         timeout_ms: u64,
     },
     /// The wave was closed while some started calls never got a terminal event.
@@ -55,7 +55,6 @@ pub enum CoordinatorFailure {
     PostSnapshot {
         /// The wave's number (1 for the session's first).
         wave: u64,
-        /// The error.
         message: String,
     },
     /// The analysis task panicked or was lost.
@@ -75,7 +74,6 @@ pub enum CoordinatorFailure {
     IdleTimedOut {
         /// Background tasks (baseline captures, finished waves) still running.
         busy: usize,
-        /// The deadline.
         timeout_ms: u64,
     },
     /// A session's workspace snapshot (at a settle or a restore) did not finish in time: the
@@ -84,13 +82,11 @@ pub enum CoordinatorFailure {
     SnapshotTimedOut {
         /// What the snapshot was for, e.g. `the settle check`.
         purpose: String,
-        /// The deadline.
         timeout_ms: u64,
     },
     /// An event for a call whose wave had already ended.
     #[error("`{event}` for `{call}` arrived after its wave ended")]
     LateEvent {
-        /// The call id.
         call: CallId,
         /// The event that came late.
         event: ToolEvent,
@@ -98,7 +94,6 @@ pub enum CoordinatorFailure {
     /// The same event twice for one call.
     #[error("duplicate `{event}` for `{call}`")]
     DuplicateEvent {
-        /// The call id.
         call: CallId,
         /// The event that came twice.
         event: ToolEvent,
@@ -118,10 +113,10 @@ pub enum WaveEnd {
 }
 
 /// One analyzer run, for the status.
+#[expect(missing_docs, reason = "`analyzer` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScanStats {
-    /// The analyzer key.
     pub analyzer: AnalyzerKey,
     /// Paths requested.
     pub files: usize,
@@ -179,7 +174,7 @@ pub struct WaveReport {
     pub turn: Option<u64>,
     /// The calls, in source order.
     pub calls: Vec<CallId>,
-    /// How it ended.
+    /// Whether every call reported a terminal event, or a shutdown closed the wave.
     pub end: WaveEnd,
     /// False for read-only waves: no snapshot, no analysis.
     pub mutating: bool,

@@ -128,9 +128,9 @@ impl DiagnosticPolicies for PolicyRegistry {
 }
 
 /// What one analyzer must scan for the policies that consume it.
+#[expect(missing_docs, reason = "`analyzer` names what it holds")]
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AnalyzerRequest {
-    /// The analyzer key.
     pub analyzer: AnalyzerKey,
     /// The changed paths it handles.
     pub paths: BTreeSet<String>,
@@ -140,9 +140,9 @@ pub struct AnalyzerRequest {
 }
 
 /// One analyzer run of a wave and what the policies made of it.
+#[expect(missing_docs, reason = "`request` names what it holds")]
 #[derive(Clone, Debug)]
 pub struct AnalyzerRun {
-    /// What was asked.
     pub request: AnalyzerRequest,
     /// The immutable snapshot every policy saw.
     pub snapshot: Arc<AnalysisSnapshot>,

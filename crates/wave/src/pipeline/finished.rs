@@ -22,7 +22,7 @@ pub struct CallResult {
 pub struct FinishedCall {
     /// The tool call id.
     pub id: CallId,
-    /// The tool's name.
+    /// The tool's name, as Pi reports it.
     pub tool: String,
     /// The call's arguments.
     pub input: Value,
@@ -33,9 +33,9 @@ pub struct FinishedCall {
 }
 
 /// A finished wave: its report, its calls and its snapshots.
+#[expect(missing_docs, reason = "`report` names what it holds")]
 #[derive(Debug)]
 pub struct FinishedWave<S> {
-    /// What happened.
     pub report: WaveReport,
     /// The calls, in source order.
     pub calls: Vec<FinishedCall>,

@@ -25,7 +25,6 @@ pub(crate) enum Coverage {
 
 /// The baseline snapshot of a wave, once taken.
 pub(crate) enum BaselineOutcome<S> {
-    /// The snapshot.
     Ready(Arc<S>),
     /// Why there is none.
     Failed(BaselineFailure),
