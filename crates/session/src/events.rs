@@ -5,14 +5,14 @@ use super::state::Session;
 use pi_native_hooks_wave::{AssistantMessage, ResultDecision, ToolCallInfo, ToolResult};
 
 impl Session {
-    /// `turn_start`.
+    /// Pi's `turn_start`; ignored while the session is idle.
     pub fn turn_start(&self, turn: u64) {
         if let Some(coordinator) = self.state.coordinator() {
             coordinator.turn_start(turn);
         }
     }
 
-    /// `turn_end`.
+    /// Pi's `turn_end`; ignored while the session is idle.
     pub fn turn_end(&self) {
         if let Some(coordinator) = self.state.coordinator() {
             coordinator.turn_end();
@@ -26,7 +26,7 @@ impl Session {
         }
     }
 
-    /// `tool_execution_start`.
+    /// Pi's `tool_execution_start`; ignored while the session is idle.
     pub fn tool_execution_start(&self, call: ToolCallInfo) {
         if let Some(coordinator) = self.state.coordinator() {
             coordinator.tool_execution_start(call);
@@ -53,7 +53,7 @@ impl Session {
         decision
     }
 
-    /// `tool_execution_end`.
+    /// Pi's `tool_execution_end`; ignored while the session is idle.
     pub fn tool_execution_end(&self, id: &str) {
         if let Some(coordinator) = self.state.coordinator() {
             coordinator.tool_execution_end(id);

@@ -28,7 +28,7 @@ pub struct HooksStatus {
     pub config: ConfigStatus,
     /// The settings in force and the settings file's problems.
     pub settings: SettingsStatus,
-    /// The verification gate.
+    /// The matched projects, the workspace and every tracked requirement.
     pub verification: VerificationStatus,
     /// Each analyzer's timing and health (from the analysis coordinator).
     pub analyzers: Vec<AnalyzerStatus>,
@@ -65,24 +65,21 @@ pub enum ConfigHealth {
 }
 
 /// One loaded policy.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PolicyStatus {
-    /// Its id.
     pub id: PolicyId,
-    /// Its kind.
     pub kind: PolicyKind,
-    /// Its file.
     pub path: PathBuf,
     /// The SHA-256 of its file, as the registry digest computes it.
     pub digest: String,
 }
 
 /// A policy file that did not load.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PolicyLoadError {
-    /// The file.
     pub path: PathBuf,
-    /// What is wrong.
     pub message: String,
     /// The policy id it had before, when a reload degraded it.
     pub degraded_from: Option<String>,
@@ -177,7 +174,7 @@ pub struct SettingsStatus {
 /// One declared shell tool.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShellToolStatus {
-    /// The tool's name.
+    /// As `tools.shell[].name` declares it.
     pub name: String,
     /// Where its exit code is found (`field details.exit_code`, `pattern "…"`).
     pub exit_code: String,
@@ -260,18 +257,16 @@ pub struct WaiverStatus {
     pub at: Timestamp,
 }
 
-/// One requirement.
+/// A tracked requirement and where it stands.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RequirementStatus {
-    /// Which requirement.
     pub key: RequirementKey,
-    /// Its project.
     pub project: ProjectIdentity,
     /// The exact command.
     pub command: String,
     /// The directory the command must run in.
     pub dir: PathBuf,
-    /// Its state.
     pub state: RequirementState,
     /// The revision the command must run at or after.
     pub required_revision: Option<u64>,
@@ -318,9 +313,9 @@ pub struct VerificationStatus {
 }
 
 /// A policy that matched the project.
+#[expect(missing_docs, reason = "`policy` names what it holds")]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MatchedProject {
-    /// The policy id.
     pub policy: PolicyId,
     /// The project it matched.
     pub project: ProjectIdentity,
