@@ -39,7 +39,6 @@ pub(crate) enum StagedError {
     Outside {
         /// The path as given.
         path: PathBuf,
-        /// The worktree root.
         root: PathBuf,
     },
 }

@@ -70,7 +70,6 @@ pub(crate) enum TargetError {
     Outside {
         /// The path as given.
         path: PathBuf,
-        /// The scan root.
         root: PathBuf,
     },
     /// A named path does not exist.
@@ -81,7 +80,6 @@ pub(crate) enum TargetError {
     Walk {
         /// The directory as given.
         path: PathBuf,
-        /// What failed.
         error: String,
     },
 }

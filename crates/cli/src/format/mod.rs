@@ -102,9 +102,9 @@ impl ErrorOn {
 /// One result as every output form sees it: 1-based lines and columns, columns in characters,
 /// the end exclusive (the column just after the last character). Text is the original,
 /// unescaped: each form escapes what it shows.
+#[expect(missing_docs, reason = "bare fields name what they hold")]
 #[derive(Clone, Debug)]
 pub struct Diagnostic<'a> {
-    /// The rule id.
     pub rule: &'a str,
     /// How loud it is.
     pub severity: Severity,
@@ -118,7 +118,6 @@ pub struct Diagnostic<'a> {
     pub end_line: usize,
     /// 1-based column just after the match, in characters.
     pub end_column: usize,
-    /// What is wrong.
     pub message: &'a str,
     /// The rule's note, if any.
     pub note: Option<&'a str>,

@@ -33,7 +33,6 @@ pub(super) fn write(report: &Report<'_>, out: &mut dyn Write) -> io::Result<()> 
     writeln!(out)
 }
 
-/// The whole log.
 fn log(report: &Report<'_>) -> Value {
     let mut rules: Vec<Value> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -87,7 +86,6 @@ fn rule(d: &Diagnostic<'_>) -> Value {
     rule
 }
 
-/// One result.
 fn result(d: &Diagnostic<'_>, rule_index: usize) -> Value {
     let artifact = json!({ "uri": encode_uri_path(d.path), "uriBaseId": SRCROOT });
     let region = json!({
