@@ -231,7 +231,8 @@ export const footer = (ui) => ui.filter(([kind, key]) => kind === "setStatus" &&
  */
 export function configRoot(files = {}) {
   const root = join(ROOT, `config-${++repoCount}`, "pi-native-hooks");
-  // The CLI `cargo test` built; `init` is the same code path as /hooks-init.
+  // The CLI binary `scripts/test` builds (`cargo build -p pi-native-hooks-cli`); `init` is the same
+  // code path as /hooks-init.
   execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["init", "--config", root], { encoding: "utf8" });
   for (const [path, body] of Object.entries(files)) {
     mkdirSync(join(root, path, ".."), { recursive: true });
