@@ -8,11 +8,12 @@
 //! workspace snapshots at settle ([`WorkspaceObservation`]), and gets back a [`SettleDecision`].
 //! Persistence lives in [`state`]; the status model is the session crate's.
 //!
-//! Files: `gate` (the tracker), `observation` (wave input), `evidence` (the exact-command rule),
-//! `waiver`, `settle` (decision, message, cap), `requirement` (one requirement's state),
-//! `record` (workspace records and drift), `relevance` (`affects(path)`), `reconcile` (policies
-//! and project identity), `project` + `manifest` + `manifest_glob` (project matching), `doctor` (the projects
-//! `pi-native-hooks doctor` reports), `time`.
+//! Files: `gate/` (the tracker; `observation`, wave input; `requirement`, one requirement's
+//! state; `record`, workspace records and drift; `relevance`, `affects(path)`; `reconcile`,
+//! policies and project identity; `time`), `evidence` (the exact-command rule), `waiver`, `settle`
+//! (decision, message, cap), `project/` (project matching; `manifest`, `manifest_glob`;
+//! `proposal`, the policy `init` proposes; `doctor`, the projects `pi-native-hooks doctor`
+//! reports), `state` (the persisted entries and restoring a branch).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]

@@ -13,13 +13,13 @@
 //! * [`pi_native_hooks_delivery`] then picks the new diagnostics the wave introduced (compared with what
 //!   each file held before it, `prior`) and renders the block for the carrier.
 //!
-//! Files: `event` (what the binding sends and gets back), `tools` (classifying calls), `config`,
-//! `tracker` (membership and terminal state, pure), `plan` (what the tracker hands over),
-//! `carrier`, `snapshots` (the workspace seam), `analysis`, `prior` (what each file held before
-//! the wave), `coordinator` (the async API),
-//! `runtime` (the state a coordinator's clones share, behind methods), `pipeline` (finishing a
-//! wave: measuring changes, analysing, delivering), `report` (per-wave reports, coordinator
-//! failures, totals).
+//! Files: `event` (what the binding sends and gets back), `config`, `tracker/` (membership and
+//! terminal state, pure; `plan`, what the tracker hands over; `tools`, classifying calls;
+//! `carrier`), `pipeline/` (finishing a wave: measuring changes, analysing, delivering;
+//! `snapshots`, the workspace seam; `analysis`; `prior`, what each file held before the wave;
+//! `finished`, what the gate gets), `coordinator/` (the async API; `runtime`, the state a
+//! coordinator's clones share, behind methods; `report`, per-wave reports, coordinator failures,
+//! totals).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
