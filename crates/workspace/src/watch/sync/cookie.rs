@@ -5,7 +5,9 @@
 //! The cookie goes into the repository's git directory (watched on its own, not recursively):
 //! git ignores unknown files there, so the cookie never shows in a status, never touches the
 //! user's files or ignore rules, and needs no filtering from the worktree's events. It is removed
-//! again right after.
+//! again right after. It is created new (`O_CREAT | O_EXCL`): whatever already stands under its
+//! name — a symlink planted there, a FIFO, a file — is neither followed, truncated nor opened,
+//! and the sync fails (a full snapshot) instead.
 
 use super::super::status::FallbackReason;
 use super::events::{COOKIE_PREFIX, Shared};
@@ -28,7 +30,11 @@ pub(crate) fn sync(
         NEXT_COOKIE.fetch_add(1, Ordering::Relaxed)
     );
     let path = git_dir.join(&name);
-    if let Err(error) = std::fs::write(&path, b"") {
+    if let Err(error) = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
         return Err(FallbackReason::WatcherError {
             message: format!("cannot write the sync cookie {}: {error}", path.display()),
         });
@@ -55,5 +61,40 @@ pub(crate) fn sync(
         Err(FallbackReason::CookieTimeout {
             millis: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_symlink_under_the_cookie_name_is_neither_followed_nor_removed() {
+        let git_dir = tempfile::tempdir().expect("a temporary directory");
+        let outside = tempfile::tempdir().expect("a temporary directory");
+        let target = outside.path().join("precious");
+        std::fs::write(&target, "keep me").expect("the target is written");
+        // The name the next sync of this process takes (no other test here syncs).
+        let name = format!(
+            "{COOKIE_PREFIX}{}-{}",
+            std::process::id(),
+            NEXT_COOKIE.load(Ordering::Relaxed)
+        );
+        symlink(&target, git_dir.path().join(&name)).expect("the link is planted");
+        let shared = Shared::new(git_dir.path().to_path_buf(), 16);
+        let outcome = sync(&shared, git_dir.path(), Duration::from_millis(50));
+        assert!(
+            matches!(outcome, Err(FallbackReason::WatcherError { ref message }) if message.contains("sync cookie")),
+            "{outcome:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("the target is readable"),
+            "keep me"
+        );
+        assert!(
+            git_dir.path().join(&name).symlink_metadata().is_ok(),
+            "a name the sync did not create is not removed"
+        );
     }
 }
