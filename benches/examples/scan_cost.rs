@@ -1,6 +1,8 @@
 //! The work of one scan of the generated corpus, for instruction counting: the scan bench's
-//! `engine` and `engine-two-rules` groups without criterion, so a tool that counts instructions
-//! (a noisy shared machine cannot time a 15% difference) sees only the scan.
+//! `engine`, `engine-two-rules` and `parse-floor` groups without criterion, so a tool that counts
+//! instructions (a noisy shared machine cannot time a 15% difference) sees only the scan.
+//! `cargo run --release -p pi-native-hooks-benches --bin figures -- instructions` runs it under
+//! callgrind for every pack and wave size and prints the table docs/performance.md shows.
 //!
 //! ```sh
 //! cargo build --release -p pi-native-hooks-benches --example scan_cost
@@ -8,7 +10,8 @@
 //!     target/release/examples/scan_cost full 10
 //! ```
 //!
-//! Arguments: the pack (`full` or `two-rules`), the wave size in files (the first files of the
+//! Arguments: the pack (`full`, `two-rules`, or `floor`: read and parse each file as the bench's
+//! `parse-floor` does, no rules), the wave size in files (the first files of the
 //! bench's 100-file corpus, same seed) and the number of scans (default 2). Setup (writing the
 //! corpus, loading the rules, a first scan that warms the page cache) happens before `measured`;
 //! each measured scan alternates between two revisions so none is served from the content cache,
@@ -27,6 +30,8 @@
 #[path = "../../tests/it/support/corpus.rs"]
 mod corpus;
 
+use ast_grep_core::tree_sitter::LanguageExt;
+use ast_grep_language::SupportLang;
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -46,9 +51,28 @@ const TWO_RULE_FILES: [&str; 4] = [
     "typescript-no-dynamic-import-tsx.yml",
 ];
 
-/// The scans whose instructions are counted.
+/// The scans whose instructions are counted; `None` parses only (the bench's `parse-floor`).
 #[inline(never)]
-fn measured(analyzer: &mut Analyzer, roots: &[PathBuf; 2], wave: &[String], scans: usize) -> usize {
+fn measured(
+    analyzer: Option<&mut Analyzer>,
+    roots: &[PathBuf; 2],
+    wave: &[String],
+    scans: usize,
+) -> usize {
+    let Some(analyzer) = analyzer else {
+        for scan in 0..scans {
+            for path in wave {
+                let text = std::fs::read_to_string(roots[scan % 2].join(path)).expect("read a file");
+                let lang = if path.ends_with(".tsx") {
+                    SupportLang::Tsx
+                } else {
+                    SupportLang::TypeScript
+                };
+                std::hint::black_box(lang.ast_grep(&text));
+            }
+        }
+        return 0;
+    };
     let mut findings = 0;
     for scan in 0..scans {
         let snapshot = analyzer.scan(&roots[scan % 2], wave);
@@ -101,6 +125,6 @@ fn main() {
     // Warm the page cache; the next scan reads revision B, so nothing is served from the cache.
     analyzer.scan(&roots[0], wave);
     let swapped = [roots[1].clone(), roots[0].clone()];
-    let findings = measured(&mut analyzer, &swapped, wave, scans);
+    let findings = measured((pack != "floor").then_some(&mut analyzer), &swapped, wave, scans);
     println!("{pack}: {files} files, {scans} scans, {findings} findings per scan");
 }

@@ -6,6 +6,8 @@
 //! and only if the file was written by the current run, so a filtered run never reports a stale
 //! figure as fresh.
 
+pub mod figures;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -227,6 +229,124 @@ pub fn report(
     out
 }
 
+/// The same run as a Markdown table for the docs: one row per group with its mean per wave size,
+/// then one row per ratio with its value per wave size and the target's verdict, or `None` when
+/// nothing was measured. `unit` names the columns (`files`, `findings`).
+pub fn markdown_report(
+    groups: &[&str],
+    waves: &[usize],
+    unit: &str,
+    ratios: &[Ratio],
+    mean: impl Fn(&str, usize) -> Result<f64, NoEstimate>,
+) -> Option<String> {
+    let lookup = |group: &str, wave: usize| mean(group, wave).ok();
+    if !groups
+        .iter()
+        .any(|group| waves.iter().any(|&wave| lookup(group, wave).is_some()))
+    {
+        return None;
+    }
+    let mut out = String::new();
+    let header: String = waves
+        .iter()
+        .map(|wave| format!(" {} {unit} |", thousands(*wave)))
+        .collect();
+    let rule: String = waves.iter().map(|_| " ---: |").collect();
+    let _ = writeln!(out, "| mean |{header}\n| --- |{rule}");
+    for group in groups {
+        let cells: String = waves
+            .iter()
+            .map(|&wave| {
+                let cell = lookup(group, wave).map_or_else(|| "—".to_owned(), format_duration);
+                format!(" {cell} |")
+            })
+            .collect();
+        let _ = writeln!(out, "| `{group}` |{cells}");
+    }
+    if ratios.is_empty() {
+        return Some(out);
+    }
+    let _ = writeln!(out, "\n| ratio of the means |{header} target |\n| --- |{rule} --- |");
+    for ratio in ratios {
+        let mut verdicts = Vec::new();
+        let cells: String = waves
+            .iter()
+            .map(|&wave| {
+                let (Some(top), Some(bottom)) =
+                    (lookup(ratio.numerator, wave), lookup(ratio.denominator, wave))
+                else {
+                    return " not measured |".to_owned();
+                };
+                let value = top / bottom;
+                if let Some(bound) = ratio.applies_to(wave) {
+                    verdicts.push((wave, bound.holds(value)));
+                }
+                format!(" {} |", format_ratio(value))
+            })
+            .collect();
+        let target = match ratio.bound {
+            None => "—".to_owned(),
+            Some(bound) if verdicts.is_empty() => format!("{bound}: not measured"),
+            Some(bound) => {
+                let missed: Vec<String> = verdicts
+                    .iter()
+                    .filter(|(_, met)| !met)
+                    .map(|(wave, _)| thousands(*wave))
+                    .collect();
+                let scope = if ratio.target_waves.is_empty() {
+                    String::new()
+                } else {
+                    let waves: Vec<String> =
+                        ratio.target_waves.iter().map(|w| thousands(*w)).collect();
+                    format!(" at {} {unit}", waves.join(", "))
+                };
+                if missed.is_empty() {
+                    format!("{bound}{scope}: met")
+                } else {
+                    format!("{bound}{scope}: **missed** at {} {unit}", missed.join(", "))
+                }
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` / `{}` |{cells} {} |",
+            ratio.numerator,
+            ratio.denominator,
+            target.replace("<=", "≤").replace(">=", "≥")
+        );
+    }
+    Some(out)
+}
+
+/// `12345` as `12,345`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Writes a bench's Markdown figures to `$FIGURES_OUT/<name>.md` when `scripts/bench-figures`
+/// asked for them (the variable is set); says where, or why not.
+pub fn write_figures(name: &str, markdown: Option<&str>) -> Option<String> {
+    let dir = std::env::var_os("FIGURES_OUT")?;
+    let Some(markdown) = markdown else {
+        return Some(format!(
+            "FIGURES_OUT is set but nothing was measured: no {name}.md written"
+        ));
+    };
+    let path = PathBuf::from(dir).join(format!("{name}.md"));
+    Some(match std::fs::write(&path, markdown) {
+        Ok(()) => format!("figures written to {}", path.display()),
+        Err(error) => format!("warning: cannot write {}: {error}", path.display()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +430,48 @@ mod tests {
         assert!(text.contains("3.85x\n"), "{text}");
         assert!(text.contains("Targets met: 2 of 3"), "{text}");
         assert!(text.contains("1.10 µs"), "{text}");
+    }
+
+    #[test]
+    fn the_markdown_report_gives_every_verdict() {
+        let ratios = [
+            Ratio {
+                numerator: "engine",
+                denominator: "floor",
+                bound: Some(Bound::AtMost(1.2)),
+                target_waves: &[],
+            },
+            Ratio {
+                numerator: "floor",
+                denominator: "engine",
+                bound: Some(Bound::AtLeast(10.0)),
+                target_waves: &[1_000],
+            },
+        ];
+        let text = markdown_report(&["engine", "floor"], &[1, 1_000], "files", &ratios, |group, wave| {
+            match (group, wave) {
+                ("engine", 1) => Ok(1_100.0),
+                ("floor", 1) => Ok(1_000.0),
+                ("engine", 1_000) => Ok(1_300_000.0),
+                ("floor", 1_000) => Ok(1_000_000.0),
+                _ => Err(NoEstimate::NotMeasured),
+            }
+        })
+        .unwrap();
+        assert!(text.starts_with("| mean | 1 files | 1,000 files |\n| --- | ---: | ---: |\n"), "{text}");
+        assert!(text.contains("| `engine` | 1.10 µs | 1.300 ms |"), "{text}");
+        assert!(
+            text.contains("| `engine` / `floor` | 1.10x | 1.30x | ≤ 1.2: **missed** at 1,000 files |"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| `floor` / `engine` | 0.9091x | 0.7692x | ≥ 10 at 1,000 files: **missed** at 1,000 files |"),
+            "{text}"
+        );
+        assert_eq!(
+            markdown_report(&["engine"], &[1], "files", &[], |_, _| Err(NoEstimate::NotMeasured)),
+            None
+        );
     }
 
     #[test]
