@@ -7,15 +7,27 @@
 //! - `policy_evaluation_closure`: a policy that filters and maps every finding through Rhai
 //!   closures into result maps, the most flexible and slowest way to write one.
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+#![expect(
+    clippy::cast_precision_loss,
+    reason = "finding counts far below 2^52, shown as per-1,000 figures"
+)]
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SourceRange,
 };
 use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_benches::{
+    NoEstimate, criterion_home, format_duration, mean_estimate, thousands, write_figures,
+};
 use pi_native_hooks_policy::PolicySource;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource, Sandbox};
+use std::fmt::Write as _;
 use std::hint::black_box;
+use std::io::Write as _;
+use std::path::Path;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 // The allocator the CLI and the Node addon install (it counts bytes per thread for the policies'
 // memory budget), so its cost is part of what is measured.
@@ -89,7 +101,7 @@ fn bench_policy(c: &mut Criterion, name: &str, registry: &PolicyRegistry, id: &s
     let policy = registry.policy(id).expect("the policy loads");
     let cancel = CancelToken::new();
     let mut group = c.benchmark_group(name);
-    for findings in [100, 1_000, 10_000] {
+    for findings in FINDINGS {
         let snapshot = snapshot(findings);
         let run = registry.evaluate_policy(policy, &snapshot, &cancel);
         assert!(run.failures.is_empty(), "{:?}", run.failures);
@@ -107,4 +119,71 @@ fn bench_policy(c: &mut Criterion, name: &str, registry: &PolicyRegistry, id: &s
 }
 
 criterion_group!(benches, policy_evaluation);
-criterion_main!(benches);
+
+/// The snapshot sizes measured.
+const FINDINGS: [usize; 3] = [100, 1_000, 10_000];
+/// The target: at most this many nanoseconds per 1,000 findings per policy, on one core.
+const TARGET_PER_1000_NS: f64 = 1.5e6;
+
+/// Each style's mean per snapshot size and per 1,000 findings, with the target's verdict.
+fn figures(mean: impl Fn(&str, usize) -> Result<f64, NoEstimate>) -> Option<String> {
+    let mut out = String::from(
+        "| style | findings | mean | per 1,000 findings | target (≤ 1.5 ms per 1,000) |\n| --- | ---: | ---: | ---: | --- |\n",
+    );
+    let mut measured = false;
+    for (group, style, target) in [
+        (
+            "policy_evaluation",
+            "shipped (`snapshot.report(guidance)`)",
+            true,
+        ),
+        (
+            "policy_evaluation_closure",
+            "closure (`filter` + `map` to maps)",
+            false,
+        ),
+    ] {
+        for findings in FINDINGS {
+            let Ok(nanos) = mean(group, findings) else {
+                continue;
+            };
+            measured = true;
+            let per_1000 = nanos * 1000.0 / findings as f64;
+            let verdict = if !target {
+                "— (not the shipped style)"
+            } else if per_1000 <= TARGET_PER_1000_NS {
+                "met"
+            } else {
+                "**missed**"
+            };
+            let _ = writeln!(
+                out,
+                "| {style} | {} | {} | {} | {verdict} |",
+                thousands(findings),
+                format_duration(nanos),
+                format_duration(per_1000)
+            );
+        }
+    }
+    measured.then_some(out)
+}
+
+fn main() {
+    let started = SystemTime::now();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    let home = criterion_home(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let table =
+        figures(|group, findings| mean_estimate(&home, group, &findings.to_string(), started));
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(
+        stdout,
+        "\n{}",
+        table
+            .as_deref()
+            .unwrap_or("Nothing was measured in this run.")
+    );
+    if let Some(line) = write_figures("policy", table.as_deref()) {
+        let _ = writeln!(stdout, "{line}");
+    }
+}

@@ -49,7 +49,9 @@ use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group};
 use pi_native_hooks_analysis::{Analyzer, EditHint, RuleSet, ScanLimits};
-use pi_native_hooks_benches::{Bound, Ratio, criterion_home, mean_estimate, report};
+use pi_native_hooks_benches::{
+    Bound, Ratio, criterion_home, markdown_report, mean_estimate, report, write_figures,
+};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_setup::LoadedConfig;
 use std::hint::black_box;
@@ -594,15 +596,16 @@ fn main() {
     Criterion::default().configure_from_args().final_summary();
 
     let home = criterion_home(&ast_grep::repo_root());
-    say(&report(
-        &[
-            ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN, EDITS[0].0, EDITS[0].1, EDITS[1].0,
-            EDITS[1].1, EDITS[2].0, EDITS[2].1,
-        ],
-        &WAVES,
-        &RATIOS,
-        |group, wave| mean_estimate(&home, group, &wave.to_string(), started),
-    ));
+    let groups = [
+        ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN, EDITS[0].0, EDITS[0].1, EDITS[1].0,
+        EDITS[1].1, EDITS[2].0, EDITS[2].1,
+    ];
+    let mean = |group: &str, wave: usize| mean_estimate(&home, group, &wave.to_string(), started);
+    say(&report(&groups, &WAVES, &RATIOS, mean));
+    let markdown = markdown_report(&groups, &WAVES, "files", &RATIOS, mean);
+    if let Some(line) = write_figures("scan", markdown.as_deref()) {
+        say(&line);
+    }
     if let Some(fixture) = FIXTURE.get() {
         fixture.remove();
     }

@@ -11,9 +11,10 @@
 //! - `git-status`: the `git` process, spawn included.
 //! - `snapshot-full`: one full [`workspace::capture`].
 //! - `snapshot-paths`: one path-limited [`workspace::capture_paths`] of the written file.
-//! - `wave-write`: a `write` wave through the [`WaveCoordinator`] with the built-in rules and
-//!   policies: path-limited snapshots, one scan, two policies, one rendered block. The written
-//!   content alternates so every wave parses the file and delivers one new diagnostic.
+//! - `wave-write`: a `write` wave through the [`WaveCoordinator`] with the built-in pack (every
+//!   shipped rule and policy): path-limited snapshots, one scan, the policies, delivery. The
+//!   written content alternates so every wave parses the file; the first wave is checked to
+//!   deliver a block, later ones deliver only what delivery has not already told the agent.
 //! - `wave-bash`: the same effect by a `bash` call: full snapshots (no watcher).
 //! - `wave-bash-watched`: the same `bash` wave with the session's workspace watcher: the
 //!   snapshots are the previous one plus a path-limited status of the paths it reported.
@@ -36,7 +37,8 @@
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_benches::{
-    Bound, NoEstimate, Ratio, criterion_home, format_duration, mean_estimate, report,
+    Bound, NoEstimate, Ratio, criterion_home, format_duration, markdown_report, mean_estimate,
+    report, thousands, write_figures,
 };
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_setup::LoadedConfig;
@@ -404,8 +406,9 @@ fn wave_bash_watched(c: &mut Criterion) {
 
 /// The watcher's start-up cost per repository: its first snapshot (walk, one watch per
 /// directory, full snapshot) next to a plain full snapshot, the median of a few.
-fn watcher_start_up() {
+fn watcher_start_up() -> Vec<String> {
     const RUNS: usize = 5;
+    let mut rows = Vec::new();
     for (files, dir) in &fixture().repos {
         let root = dir.path();
         let mut first = Vec::new();
@@ -435,9 +438,17 @@ fn watcher_start_up() {
                     format_duration(plain.as_nanos() as f64),
                     format_duration(first.saturating_sub(plain).as_nanos() as f64),
                 ));
+                rows.push(format!(
+                    "| {} files | {directories} | {} | {} | {} |",
+                    thousands(*files),
+                    format_duration(first.as_nanos() as f64),
+                    format_duration(plain.as_nanos() as f64),
+                    format_duration(first.saturating_sub(plain).as_nanos() as f64),
+                ));
             }
         }
     }
+    rows
 }
 
 fn config() -> Criterion {
@@ -494,39 +505,51 @@ const RATIOS: [Ratio; 6] = [
 
 fn main() {
     let started = SystemTime::now();
-    watcher_start_up();
+    let start_up = watcher_start_up();
     waves();
     Criterion::default().configure_from_args().final_summary();
 
     let home = criterion_home(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
     let mean = |group: &str, files: usize| mean_estimate(&home, group, &files.to_string(), started);
-    say(&report(
-        &[
-            GIT_STATUS,
-            FULL,
-            PATHS,
-            WAVE_WRITE,
-            WAVE_BASH,
-            WAVE_BASH_WATCHED,
-            WAVE_BASH_WATCHED_NONE,
-        ],
-        &REPOS,
-        &RATIOS,
-        mean,
-    ));
+    let groups = [
+        GIT_STATUS,
+        FULL,
+        PATHS,
+        WAVE_WRITE,
+        WAVE_BASH,
+        WAVE_BASH_WATCHED,
+        WAVE_BASH_WATCHED_NONE,
+    ];
+    say(&report(&groups, &REPOS, &RATIOS, mean));
     let largest = REPOS[REPOS.len() - 1];
-    match mean(WAVE_WRITE, largest) {
-        Ok(nanos) => say(&format!(
-            "Path-limited write wave, {largest} files: {} [< {}: {}]",
+    let write_target = match mean(WAVE_WRITE, largest) {
+        Ok(nanos) => Some(format!(
+            "Path-limited write wave, {} files: {} [< {}: {}]",
+            thousands(largest),
             format_duration(nanos),
             format_duration(WAVE_WRITE_TARGET_NS),
             if nanos < WAVE_WRITE_TARGET_NS {
                 "met"
             } else {
-                "MISSED"
+                "**missed**"
             }
         )),
-        Err(NoEstimate::NotMeasured) => say("Path-limited write wave: not measured in this run"),
-        Err(NoEstimate::Unreadable(why)) => say(&format!("warning: {why}")),
+        Err(NoEstimate::NotMeasured) => None,
+        Err(NoEstimate::Unreadable(why)) => Some(format!("warning: {why}")),
+    };
+    say(write_target
+        .as_deref()
+        .unwrap_or("Path-limited write wave: not measured in this run"));
+    let markdown = markdown_report(&groups, &REPOS, "files", &RATIOS, mean).map(|table| {
+        format!(
+            "{table}\n{}.\n\nWatcher start-up (median of 5 first snapshots of a fresh watcher, against a \
+             plain full snapshot taken right after):\n\n| repository | directories watched | first \
+             snapshot | plain full snapshot | start-up |\n| --- | ---: | ---: | ---: | ---: |\n{}\n",
+            write_target.unwrap_or_default(),
+            start_up.join("\n")
+        )
+    });
+    if let Some(line) = write_figures("wave", markdown.as_deref()) {
+        say(&line);
     }
 }

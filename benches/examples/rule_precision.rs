@@ -3,7 +3,7 @@
 //! per rule family to judge by hand, and the precision of the judged samples.
 //!
 //! ```sh
-//! cargo build --release -p pi-native-hooks-engine --bin pi-native-hooks
+//! cargo build --release -p pi-native-hooks-cli --bin pi-native-hooks
 //! cargo run --release -p pi-native-hooks-benches --example rule_precision -- \
 //!     --generated 1000 --verdicts docs/precision-samples.md \
 //!     zod=../shared/corpora/zod shadcn-ui=../shared/corpora/shadcn-ui npm=node_modules
@@ -594,7 +594,7 @@ fn missing_from(a: &[Hit], b: &[Hit]) -> Vec<Hit> {
 fn run(options: &Options) -> Result<(), Error> {
     if !options.bin.is_file() {
         return Err(format!(
-            "{} is missing: run `cargo build --release -p pi-native-hooks-engine --bin \
+            "{} is missing: run `cargo build --release -p pi-native-hooks-cli --bin \
              pi-native-hooks` first (or pass --bin)",
             options.bin.display()
         ));
@@ -736,7 +736,7 @@ fn run(options: &Options) -> Result<(), Error> {
     if options.ast_grep.is_some() {
         let _ = writeln!(
             out,
-            "Parity with the ast-grep CLI (same files, same rules):\n"
+            "\nParity with the ast-grep CLI (same files, same rules):\n"
         );
         for (label, findings) in &parity {
             let _ = writeln!(out, "- {label}: {findings} findings, identical");
@@ -836,7 +836,11 @@ fn run(options: &Options) -> Result<(), Error> {
                 problems.join("\n")
             ));
         }
-        println!("{table}");
+        println!(
+            "Judged samples ([precision-samples.md](precision-samples.md) lists every one with its \
+             verdict and why; TP means the code is what the rule's message says and its guidance \
+             would be the right request to an agent that wrote it):\n\n{table}"
+        );
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Measures the memory the analyzer's tree cache holds per 1,000 analyzed files, and what the
-//! cache charges against its budget for them.
+//! cache charges against its budget for them, as the Markdown table docs/performance.md shows.
 //!
 //! ```sh
 //! cargo run --release -p pi-native-hooks-benches --example tree_memory -- [FILES]
@@ -96,19 +96,15 @@ fn main() {
     let (with, stats, held) = measure(u64::MAX);
     assert_eq!(stats.held_files, files, "every tree is held");
     let held_bytes = with.saturating_sub(without);
-    let per_1000 = |bytes: usize| bytes as f64 * 1000.0 / files as f64 / (1024.0 * 1024.0);
     say(&format!(
-        "{files} files, {:.1} KiB of source on average",
-        source as f64 / files as f64 / 1024.0
-    ));
-    say(&format!(
-        "measured: {:.1} MiB held per 1,000 files ({:.2}x the source bytes)",
-        per_1000(held_bytes),
-        held_bytes as f64 / source as f64
-    ));
-    say(&format!(
-        "charged against the budget: {:.1} MiB per 1,000 files",
-        per_1000(stats.held_bytes as usize)
+        "| files | source | heap held, measured | × the source | charged against the budget |\n\
+         | ---: | ---: | ---: | ---: | ---: |\n\
+         | {files} ({:.1} KiB each on average) | {:.1} MiB | {:.1} MiB | {:.1}x | {:.1} MiB |",
+        source as f64 / files as f64 / 1024.0,
+        source as f64 / (1024.0 * 1024.0),
+        held_bytes as f64 / (1024.0 * 1024.0),
+        held_bytes as f64 / source as f64,
+        stats.held_bytes as f64 / (1024.0 * 1024.0),
     ));
     drop(held);
 }

@@ -8,6 +8,7 @@
 //! pack that has changed since its run, and the test at the end of this file fails then.
 
 use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// One generated table: where it lives, the command that produces it and what it depends on.
@@ -182,12 +183,11 @@ pub fn inputs_digest(root: &Path, section: &Section) -> Result<String, FiguresEr
             hasher.update(&bytes);
         }
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .take(8)
-        .map(|byte| format!("{byte:02x}"))
-        .collect())
+    let mut hex = String::with_capacity(16);
+    for byte in hasher.finalize().iter().take(8) {
+        let _ = write!(hex, "{byte:02x}");
+    }
+    Ok(hex)
 }
 
 fn begin_prefix(name: &str) -> String {
@@ -257,7 +257,7 @@ impl std::fmt::Display for Stale {
         write!(
             f,
             "{}: the `{}` figures were measured with inputs {} but {} now; re-run \
-             `scripts/bench-figures {}` (what changed: {})",
+             `scripts/bench-figures {}` (its inputs: {})",
             self.doc,
             self.name,
             self.recorded,
@@ -319,7 +319,11 @@ mod tests {
         let nested = inputs_digest(dir.path(), &SCAN).unwrap();
         assert_ne!(first, nested, "a file below an input folder counts");
         std::fs::write(dir.path().join("pack/c.yml"), "").unwrap();
-        assert_ne!(nested, inputs_digest(dir.path(), &SCAN).unwrap(), "so does a new file");
+        assert_ne!(
+            nested,
+            inputs_digest(dir.path(), &SCAN).unwrap(),
+            "so does a new file"
+        );
         std::fs::remove_file(dir.path().join("bench.rs")).unwrap();
         assert!(matches!(
             inputs_digest(dir.path(), &SCAN),
@@ -343,7 +347,10 @@ mod tests {
             "<!-- figures:demo inputs=x -->\n<!-- /figures:demo -->\n<!-- figures:demo inputs=y -->\n<!-- /figures:demo -->\n",
         ] {
             assert!(
-                matches!(splice(broken, &SCAN, "1", "t"), Err(FiguresError::NoBlock { .. })),
+                matches!(
+                    splice(broken, &SCAN, "1", "t"),
+                    Err(FiguresError::NoBlock { .. })
+                ),
                 "{broken}"
             );
         }
@@ -352,7 +359,10 @@ mod tests {
     #[test]
     fn unknown_sections_are_named() {
         let error = section("nope").unwrap_err().to_string();
-        assert!(error.contains("`nope`") && error.contains("scan"), "{error}");
+        assert!(
+            error.contains("`nope`") && error.contains("scan"),
+            "{error}"
+        );
     }
 
     /// The documented figures were measured with the benches and the pack as they are now.
@@ -361,6 +371,10 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let stale = stale_sections(&root).unwrap_or_else(|error| panic!("{error}"));
         let lines: Vec<String> = stale.iter().map(ToString::to_string).collect();
-        assert!(lines.is_empty(), "stale figure tables:\n{}", lines.join("\n"));
+        assert!(
+            lines.is_empty(),
+            "stale figure tables:\n{}",
+            lines.join("\n")
+        );
     }
 }

@@ -247,43 +247,49 @@ pub fn markdown_report(
         return None;
     }
     let mut out = String::new();
-    let header: String = waves
-        .iter()
-        .map(|wave| format!(" {} {unit} |", thousands(*wave)))
-        .collect();
+    let mut header = String::new();
+    for &wave in waves {
+        let unit = if wave == 1 {
+            unit.trim_end_matches('s')
+        } else {
+            unit
+        };
+        let _ = write!(header, " {} {unit} |", thousands(wave));
+    }
     let rule: String = waves.iter().map(|_| " ---: |").collect();
     let _ = writeln!(out, "| mean |{header}\n| --- |{rule}");
     for group in groups {
-        let cells: String = waves
-            .iter()
-            .map(|&wave| {
-                let cell = lookup(group, wave).map_or_else(|| "—".to_owned(), format_duration);
-                format!(" {cell} |")
-            })
-            .collect();
-        let _ = writeln!(out, "| `{group}` |{cells}");
+        let _ = write!(out, "| `{group}` |");
+        for &wave in waves {
+            let cell = lookup(group, wave).map_or_else(|| "—".to_owned(), format_duration);
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
     }
     if ratios.is_empty() {
         return Some(out);
     }
-    let _ = writeln!(out, "\n| ratio of the means |{header} target |\n| --- |{rule} --- |");
+    let _ = writeln!(
+        out,
+        "\n| ratio of the means |{header} target |\n| --- |{rule} --- |"
+    );
     for ratio in ratios {
         let mut verdicts = Vec::new();
-        let cells: String = waves
-            .iter()
-            .map(|&wave| {
-                let (Some(top), Some(bottom)) =
-                    (lookup(ratio.numerator, wave), lookup(ratio.denominator, wave))
-                else {
-                    return " not measured |".to_owned();
-                };
-                let value = top / bottom;
-                if let Some(bound) = ratio.applies_to(wave) {
-                    verdicts.push((wave, bound.holds(value)));
-                }
-                format!(" {} |", format_ratio(value))
-            })
-            .collect();
+        let mut cells = String::new();
+        for &wave in waves {
+            let (Some(top), Some(bottom)) = (
+                lookup(ratio.numerator, wave),
+                lookup(ratio.denominator, wave),
+            ) else {
+                cells.push_str(" not measured |");
+                continue;
+            };
+            let value = top / bottom;
+            if let Some(bound) = ratio.applies_to(wave) {
+                verdicts.push((wave, bound.holds(value)));
+            }
+            let _ = write!(cells, " {} |", format_ratio(value));
+        }
         let target = match ratio.bound {
             None => "—".to_owned(),
             Some(bound) if verdicts.is_empty() => format!("{bound}: not measured"),
@@ -323,7 +329,7 @@ pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -448,20 +454,29 @@ mod tests {
                 target_waves: &[1_000],
             },
         ];
-        let text = markdown_report(&["engine", "floor"], &[1, 1_000], "files", &ratios, |group, wave| {
-            match (group, wave) {
+        let text = markdown_report(
+            &["engine", "floor"],
+            &[1, 1_000],
+            "files",
+            &ratios,
+            |group, wave| match (group, wave) {
                 ("engine", 1) => Ok(1_100.0),
                 ("floor", 1) => Ok(1_000.0),
                 ("engine", 1_000) => Ok(1_300_000.0),
                 ("floor", 1_000) => Ok(1_000_000.0),
                 _ => Err(NoEstimate::NotMeasured),
-            }
-        })
+            },
+        )
         .unwrap();
-        assert!(text.starts_with("| mean | 1 files | 1,000 files |\n| --- | ---: | ---: |\n"), "{text}");
+        assert!(
+            text.starts_with("| mean | 1 file | 1,000 files |\n| --- | ---: | ---: |\n"),
+            "{text}"
+        );
         assert!(text.contains("| `engine` | 1.10 µs | 1.300 ms |"), "{text}");
         assert!(
-            text.contains("| `engine` / `floor` | 1.10x | 1.30x | ≤ 1.2: **missed** at 1,000 files |"),
+            text.contains(
+                "| `engine` / `floor` | 1.10x | 1.30x | ≤ 1.2: **missed** at 1,000 files |"
+            ),
             "{text}"
         );
         assert!(
@@ -469,7 +484,9 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            markdown_report(&["engine"], &[1], "files", &[], |_, _| Err(NoEstimate::NotMeasured)),
+            markdown_report(&["engine"], &[1], "files", &[], |_, _| Err(
+                NoEstimate::NotMeasured
+            )),
             None
         );
     }

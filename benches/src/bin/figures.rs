@@ -18,6 +18,7 @@
 )]
 
 use pi_native_hooks_benches::figures::{self, Section};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -98,7 +99,10 @@ fn update(root: &Path, args: &[String]) -> Result<(), Failure> {
     let text = std::fs::read_to_string(&doc).map_err(|e| format!("{}: {e}", doc.display()))?;
     let new = figures::splice(&text, section, &digest, &format!("{heading}\n\n{body}"))?;
     std::fs::write(&doc, new).map_err(|e| format!("{}: {e}", doc.display()))?;
-    println!("{}: `{name}` figures updated (inputs {digest})", section.doc);
+    println!(
+        "{}: `{name}` figures updated (inputs {digest})",
+        section.doc
+    );
     Ok(())
 }
 
@@ -121,7 +125,13 @@ fn heading(root: &Path, section: &Section, load: Option<&str>) -> Result<String,
         .and_then(|text| {
             text.lines()
                 .find_map(|line| line.strip_prefix("MemTotal:"))
-                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+                .and_then(|rest| {
+                    rest.trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                })
         })
         .map_or_else(String::new, |kib| {
             format!(", {:.0} GiB", kib / 1024.0 / 1024.0)
@@ -178,7 +188,10 @@ fn instructions(root: &Path) -> Result<(), Failure> {
             let text = std::fs::read_to_string(&out)?;
             let instructions = text
                 .lines()
-                .find_map(|line| line.strip_prefix("totals:").or_else(|| line.strip_prefix("summary:")))
+                .find_map(|line| {
+                    line.strip_prefix("totals:")
+                        .or_else(|| line.strip_prefix("summary:"))
+                })
                 .and_then(|rest| rest.split_whitespace().next())
                 .and_then(|n| n.parse().ok())
                 .ok_or_else(|| format!("{}: no totals line", out.display()))?;
@@ -215,7 +228,11 @@ fn instructions_table(counts: &[Count]) -> String {
          | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
     );
     for files in [1, 10, 100] {
-        let (full, two, floor) = (get("full", files), get("two-rules", files), get("floor", files));
+        let (full, two, floor) = (
+            get("full", files),
+            get("two-rules", files),
+            get("floor", files),
+        );
         let verdict = |ratio: f64, limit: f64| {
             format!(
                 "{ratio:.3}x: {}",
@@ -226,15 +243,16 @@ fn instructions_table(counts: &[Count]) -> String {
             .iter()
             .find(|c| c.pack == "full" && c.files == files)
             .map_or("—", |c| c.findings.as_str());
-        out.push_str(&format!(
-            "| {files} {} | {} | {} | {} | {findings} | {} | {} |\n",
+        let _ = writeln!(
+            out,
+            "| {files} {} | {} | {} | {} | {findings} | {} | {} |",
             if files == 1 { "file" } else { "files" },
             millions(full),
             millions(two),
             millions(floor),
             verdict(full / two, 1.15),
             verdict(full / floor, 1.2),
-        ));
+        );
     }
     out
 }
