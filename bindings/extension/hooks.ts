@@ -33,6 +33,9 @@ export interface PiNativeHooksOptions {
   continuationCap?: number;
   /** Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000). */
   waveTimeoutMs?: number;
+  /** Tests only: the guarded handler of this name (`tool_result`, `/hooks-status`, …) throws once
+   *  its body has run, so a test sees the guard report a failure whose work already happened. */
+  failHandler?: string;
 }
 
 /** Builds the extension. The package's default export calls it without options. */
@@ -53,7 +56,9 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     /** Runs a handler body; on failure reports it and returns undefined (the result stays intact). */
     const guard = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
       try {
-        return await body();
+        const value = await body();
+        if (what === options.failHandler) throw new Error("thrown on purpose (the failHandler test option)");
+        return value;
       } catch (error) {
         failed = true;
         ctx.ui.notify(`pi-native-hooks: ${what} failed: ${error instanceof Error ? error.message : String(error)}`, "error");

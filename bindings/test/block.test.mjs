@@ -5,7 +5,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { assertRealUntouched, call, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -27,7 +27,7 @@ test("64 parallel writes get one block listing every location within 750 tokens"
   const writes = Array.from({ length: 64 }, (_, i) => write(`W${i}`, `src/w${i}.ts`, BANG));
   const started = await start({ repo, configRoot: configRoot(), responses: [toolUse(...writes), say("done")] });
   await started.session.prompt("write 64 files");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const results = toolResults(started.contexts[1]);
   assert.equal(results.length, 64);
   const carriers = results.filter(([, , text]) => text.includes("[pi-native-hooks]"));
@@ -56,7 +56,7 @@ test("a small max_tokens names the files it left out, and a later write to one l
     responses: [toolUse(...writes), toolUse(write("A", "src/w19.ts", `${BANG}// again\n`)), say("done")],
   });
   await started.session.prompt("write 20 files");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const first = blockOf(resultOf(toolResults(started.contexts[1]), "W19"));
   const tokens = countTokens(first);
   t.diagnostic(`o200k_base tokens: cut 20-finding block ${tokens} (${first.length} chars)`);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { HOME, PACKAGE, ROOT, assertRealUntouched, call, command, configRoot, footer, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { HOME, PACKAGE, ROOT, assertNoProblems, assertRealUntouched, call, command, configRoot, expectProblems, footer, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -50,7 +50,11 @@ test("a broken, a looping and a group-writable policy: siblings still deliver, r
   });
   assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics · degraded (/hooks-doctor)`, "the footer shows the load failures at once");
   await started.session.prompt("write and check");
-  assert.deepEqual(started.errors, []);
+  // The load failures are the only problems: degraded from the start, and no handler failed.
+  expectProblems(started, [
+    `degraded footer: hooks: ${root} · 0 diagnostics · degraded (/hooks-doctor)`,
+    `degraded footer: hooks: ${root} · 1 diagnostics · degraded (/hooks-doctor)`,
+  ]);
   assert.equal(started.faux.state.callCount, 2);
 
   const results = toolResults(started.contexts[1]);
@@ -94,6 +98,7 @@ test("a policy that fails only at run time marks the footer degraded and is name
   assert.equal(isError, false);
   assert.match(body, FINDING);
   assert.equal(footer(started.ui), `hooks: ${root} · 1 diagnostics · degraded (/hooks-doctor)`);
+  expectProblems(started, [`degraded footer: hooks: ${root} · 1 diagnostics · degraded (/hooks-doctor)`]);
   const doctor = (await command(started, "/hooks-doctor")).join("\n");
   assert.ok(doctor.includes(`policy failure: ${join(root, "policies")}/loops-forever.rhai: \`evaluate\` failed: timed out after`));
   started.session.dispose();
@@ -118,7 +123,7 @@ test("on the first run, without a config root, the built-in pack delivers as che
   assert.ok(status.includes("verification: no requirement matches this project"), status);
 
   await started.session.prompt("write");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 2, "no gate: the model was called for the write and once more, never sent back");
   const [[id, isError, body]] = toolResults(started.contexts[1]);
   assert.deepEqual([id, isError], ["A", false]);
@@ -155,7 +160,7 @@ test("/hooks-init without a UI writes nothing", async () => {
   const started = await start({ repo: newRepo(), configRoot: root, ui: false });
   await started.session.prompt("/hooks-init");
   assert.equal(started.faux.state.callCount, 0, "handled as a command, without a model call");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(existsSync(join(root, "..")), false, "neither the root nor its parent was created");
   started.session.dispose();
 });
@@ -200,7 +205,7 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
   for (const path of created) {
     assert.equal(statSync(path).mode & 0o777, path.endsWith("/") ? 0o700 : 0o600, relative(ROOT, path));
   }
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
 
   // A second /hooks-init finds everything in place.
   const again = await command(started, "/hooks-init");
@@ -208,7 +213,7 @@ test("/hooks-init with a UI lists every file, writes nothing on no, and creates 
 
   // /reload activates the new root.
   await started.session.reload();
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(footer(started.ui), `hooks: ${root} · 0 diagnostics`);
   started.session.dispose();
 });
@@ -245,6 +250,6 @@ test("/hooks-init on a Node project proposes its verification policy in the dry 
   await started.session.reload();
   const status = (await command(started, "/hooks-status")).join("\n");
   assert.ok(status.includes("shop-verification (verification)"), status);
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   started.session.dispose();
 });

@@ -5,7 +5,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import { assertRealUntouched, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, say, start, toolResults, toolUse } from "./harness.mjs";
 import { bash, gateEntries, gateMessage, gatesIn, project, write } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -34,7 +34,7 @@ test("once the checks pass no gate message is left in the model's context; both 
   });
   await started.session.prompt("change the code");
   await started.session.prompt("anything else?");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 5);
   const [, afterWrite, gated, afterCheck, nextPrompt] = started.contexts;
   const gate = gateMessage(repo, "not run since the relevant change at revision 1");

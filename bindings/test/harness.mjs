@@ -1,13 +1,15 @@
 // Shared end-to-end harness: the real Pi 1.6 runtime (createAgentSession) with the faux provider,
 // this repository installed as a Pi package into a fake HOME, and throw-away git repositories.
 // Import it before anything imports Pi: it isolates HOME and PI_CODING_AGENT_DIR first.
-import { after } from "node:test";
+// After every test it checks that each session the test observed showed exactly the problems the
+// test declared (none unless it called `expectProblems`): a handler failure cannot pass unseen.
+import { after, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
-import { recordingUI } from "./ui.mjs";
+import { problems, recordingUI } from "./ui.mjs";
 
 /**
  * @typedef {import("@earendil-works/pi-coding-agent").AgentSession} AgentSession
@@ -111,20 +113,82 @@ export const newModelRuntime = () => pi.ModelRuntime.create({ credentials: new a
  */
 
 /**
- * A started session and what the test observes of it.
- * @typedef {object} Started
- * @property {AgentSession} session
- * @property {FauxProviderHandle} faux
- * @property {TranscriptContext[]} contexts what the model received on each call, in order
+ * What a test observes of a session's extensions, and the problems it expects of them.
+ * @typedef {object} Watched
  * @property {UICall[]} ui the UI calls, in order
- * @property {ExtensionError[]} errors the extension handlers' errors
+ * @property {ExtensionError[]} piErrors what Pi's `onError` reported: exceptions that escaped a
+ *   handler. The extension's guard catches its own, so a test asserts `problems` (which include
+ *   these), never this list alone.
  * @property {boolean[]} confirmAnswers what the next `confirm` calls answer (false once empty)
+ * @property {string[]} expectedProblems what `problems` must be at the end of the test
  */
+
+/**
+ * A started session and what the test observes of it.
+ * @typedef {Watched & { session: AgentSession, faux: FauxProviderHandle, contexts: TranscriptContext[] }} Started
+ * `contexts`: what the model received on each call, in order.
+ */
+
+/** @type {Watched[]} the sessions observed by the running test */
+let watched = [];
+
+/**
+ * A new record of what a session's extensions do, checked after the test: bind the session with
+ * {@link bindingsOf}. `start` makes one; a test that builds its own session runtime uses this.
+ * @returns {Watched}
+ */
+export function watch() {
+  /** @type {Watched} */
+  const record = { ui: [], piErrors: [], confirmAnswers: [], expectedProblems: [] };
+  watched.push(record);
+  return record;
+}
+
+/**
+ * The `bindExtensions` options that record into `record`: the recording UI (unless `withUI` is
+ * false: Pi then drops notifications and footers, and only `onError` is observed) and `onError`.
+ * @param {Watched} record
+ * @param {boolean} [withUI]
+ */
+export const bindingsOf = (record, withUI = true) => ({
+  uiContext: withUI ? recordingUI(record.ui, record.confirmAnswers) : undefined,
+  /** @param {ExtensionError} error */
+  onError: (error) => record.piErrors.push(error),
+});
+
+/**
+ * Asserts that the session showed exactly `expected` so far (see `problems` in ui.mjs for their
+ * form) and that nothing else appears before the test ends.
+ * @param {Watched} record
+ * @param {string[]} expected
+ */
+export function expectProblems(record, expected) {
+  assert.deepEqual(problems(record), expected);
+  record.expectedProblems = expected;
+}
+
+/** Asserts that the session showed no problem so far (and, after the test, none at all). @param {Watched} record */
+export const assertNoProblems = (record) => expectProblems(record, []);
+
+afterEach(() => {
+  const records = watched;
+  watched = [];
+  for (const record of records) {
+    const shown = problems(record);
+    assert.deepEqual(
+      shown,
+      record.expectedProblems,
+      `a session of this test showed problems other than the ${record.expectedProblems.length} it expects:\n` +
+        `shown:\n${shown.map((p) => `  ${p}`).join("\n") || "  (none)"}\nexpected:\n${record.expectedProblems.map((p) => `  ${p}`).join("\n") || "  (none)"}`,
+    );
+  }
+});
 
 /**
  * Starts a Pi session on `repo` with this extension built for `configRoot` (the test seam) and the
  * faux provider answering `responses` in order. Returns the session, what the model received on
- * each call (`contexts`), the UI calls, and the handler errors.
+ * each call (`contexts`), and what it watches (the UI calls, Pi's `onError` reports), which the
+ * harness checks after the test.
  * @param {StartOptions} options
  * @returns {Promise<Started>}
  */
@@ -154,17 +218,10 @@ export async function start({ repo, configRoot, responses = [], options = {}, se
     sessionManager: sessionManager ?? pi.SessionManager.inMemory(repo),
     sessionStartEvent,
   });
-  /** @type {UICall[]} */
-  const ui = [];
-  /** @type {ExtensionError[]} */
-  const errors = [];
-  /** @type {boolean[]} */
-  const confirmAnswers = [];
-  await session.bindExtensions({
-    uiContext: withUI ? recordingUI(ui, confirmAnswers) : undefined,
-    onError: (e) => errors.push(e),
-  });
-  return { session, faux, contexts, ui, errors, confirmAnswers };
+  const record = watch();
+  await session.bindExtensions(bindingsOf(record, withUI));
+  // The record itself, so `expectProblems` on the result sets what the check after the test reads.
+  return Object.assign(record, { session, faux, contexts });
 }
 
 /**

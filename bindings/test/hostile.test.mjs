@@ -5,7 +5,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { closeSync, constants, existsSync, lstatSync, openSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { assertRealUntouched, call, command, configRoot, newRepo, say, start, text, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, command, configRoot, newRepo, say, start, text, toolResults, toolUse } from "./harness.mjs";
 import { bash, footers, gatesIn, project, write } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -66,7 +66,7 @@ for (const [name, commandLine, fifo, reported] of [
       release(join(repo, fifo));
       await within(HUNG_MS, prompt.catch(() => {}), "the prompt after releasing the FIFO");
     }
-    assert.deepEqual(started.errors, []);
+    assertNoProblems(started);
     assert.equal(started.faux.state.callCount, 2, "the model was called again after the bash call, then Pi settled");
     const [result] = toolResults(started.contexts[1]);
     assert.equal(result[0], "F");
@@ -99,7 +99,7 @@ test("a pass goes stale when a file changes outside any tool call and the next w
     ],
   });
   await within(HUNG_MS, started.session.prompt("change the code"), "session.prompt()");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.deepEqual(
     toolResults(started.contexts[3]).map(([id, isError]) => [id, isError]),
     [

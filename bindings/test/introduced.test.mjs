@@ -3,7 +3,7 @@
 // one line counting the rest; a new untracked file gets all of its findings.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { assertRealUntouched, call, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -28,7 +28,7 @@ test("an edit of one line in a legacy file lists only the `.only` it introduced 
     ],
   });
   await started.session.prompt("focus the test");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [edit] = toolResults(started.contexts[1]);
   assert.equal(edit[0], "E");
   assert.equal(edit[1], false, "the edit stays a success");
@@ -55,7 +55,7 @@ test("a new untracked file gets all of its findings", async () => {
     responses: [toolUse(call("write", { path: "src/new.test.ts", content: legacy(true) }, { id: "W" })), say("done")],
   });
   await started.session.prompt("write a test");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [written] = toolResults(started.contexts[1]);
   const text = written[2];
   assert.equal(listed(text, "typescript-no-explicit-any-ts").length, 5, text);

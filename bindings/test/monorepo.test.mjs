@@ -6,7 +6,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, command, configRoot, footer, newRepo, say, start, toolUse } from "./harness.mjs";
 import { gatesIn } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -38,7 +38,7 @@ async function changeBFromA(repo, root, runB) {
     ],
   });
   await started.session.prompt("change package b");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after b's check ran");
   const [gate, ...more] = gatesIn(started.contexts[2]);
   assert.deepEqual(more, [], "one gate message");

@@ -7,7 +7,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, assertRealUntouched, command, footer, notes, pi, say, start, toolUse } from "./harness.mjs";
+import { ROOT, assertNoProblems, assertRealUntouched, command, footer, notes, pi, say, start, toolUse } from "./harness.mjs";
 import { CHECK, bash, gateEntries, gateMessage, gatesIn, project, write } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -46,7 +46,7 @@ test("editing a diagnostic policy's guidance leaves a passed check passed; editi
     responses: [toolUse(write("W", "src/a.ts")), say("done"), toolUse(bash("V")), say("verified"), say("never requested")],
   });
   await first.session.prompt("change the code");
-  assert.deepEqual(first.errors, []);
+  assertNoProblems(first);
   assert.equal(first.faux.state.callCount, 4, "one continuation, then settled after the passing run");
   assert.deepEqual(await checkLines(first), ["demo-verification/check `sh verify.sh`: passed (required revision 1)"]);
   const file = first.session.sessionFile;
@@ -64,7 +64,7 @@ test("editing a diagnostic policy's guidance leaves a passed check passed; editi
     sessionStartEvent: RESUME,
     responses: [say("nothing left"), say("never requested")],
   });
-  assert.deepEqual(second.errors, []);
+  assertNoProblems(second);
   assert.deepEqual(notes(second.ui), [], "no state warning");
   assert.deepEqual(await checkLines(second), ["demo-verification/check `sh verify.sh`: passed (required revision 1)"], "passed stays passed");
   await second.session.prompt("anything left?");
@@ -83,7 +83,7 @@ test("editing a diagnostic policy's guidance leaves a passed check passed; editi
     sessionStartEvent: RESUME,
     responses: [say("nothing left"), toolUse(bash("V2", changed)), say("verified"), say("never requested")],
   });
-  assert.deepEqual(third.errors, []);
+  assertNoProblems(third);
   const [line, ...rest] = await checkLines(third);
   assert.deepEqual([line, rest], ["demo-verification/check `sh ./verify.sh`: unknown (required revision 1)", []]);
   await third.session.prompt("anything left?");
@@ -117,14 +117,14 @@ test("a check command that rewrites a relevant snapshot file settles after one r
     ],
   });
   await started.session.prompt("change the code");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 4, "one continuation, then settled after one run");
   assert.equal(readFileSync(snapshot, "utf8"), "export const w = 1;\n", "the check rewrote the snapshot");
   assert.deepEqual(gatesIn(started.contexts[2]), [gateMessage(repo, "not run since the relevant change at revision 1")]);
   assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
 
   await started.session.prompt("touch up the snapshot");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 8, "one continuation, then settled after one run");
   assert.deepEqual(gatesIn(started.contexts[6]), [gateMessage(repo, "stale: files it depends on changed at revision 3, after its last run or waiver")], "an edit after the run stales it");
   assert.equal(readFileSync(snapshot, "utf8"), "export const w = 1;\n", "the second run rewrote it again");

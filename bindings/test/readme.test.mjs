@@ -5,7 +5,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PACKAGE, ROOT, assertRealUntouched, call, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { PACKAGE, ROOT, assertNoProblems, assertRealUntouched, call, footer, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -27,7 +27,7 @@ test("the README's first-run sample is what a first run on the built-in pack pri
     ],
   });
   await started.session.prompt("add the user's name");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [[, , block]] = toolResults(started.contexts[1]);
   const [shownBlock, shownFooter] = sampleBlocks();
   assert.ok(shownBlock?.includes("typescript-no-non-null-assertion-ts"), "the README shows the block");

@@ -15,6 +15,7 @@ import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { problems, recordingUI } from "./ui.mjs";
 
 /**
  * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
@@ -322,12 +323,14 @@ test("on the first run, with no config root, a session of the installed extensio
     resourceLoader,
     sessionManager: pi.SessionManager.inMemory(repo),
   });
+  /** @type {import("./ui.mjs").UICall[]} */
+  const ui = [];
   /** @type {ExtensionError[]} */
-  const handlerErrors = [];
-  await session.bindExtensions({ onError: (e) => handlerErrors.push(e) });
+  const piErrors = [];
+  await session.bindExtensions({ uiContext: recordingUI(ui), onError: (e) => piErrors.push(e) });
   await session.prompt("write a file");
   session.dispose();
-  assert.deepEqual(handlerErrors, []);
+  assert.deepEqual(problems({ ui, piErrors }), [], "no error notice, degraded footer or handler error");
   const [result] = contexts[1].messages.filter((m) => m.role === "toolResult");
   const body = result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
   assert.equal(result.isError, false);

@@ -9,7 +9,9 @@ import { join } from "node:path";
 import {
   AGENT_DIR,
   ROOT,
+  assertNoProblems,
   assertRealUntouched,
+  bindingsOf,
   command,
   createPiNativeHooks,
   footer,
@@ -20,20 +22,18 @@ import {
   start,
   text,
   toolUse,
+  watch,
 } from "./harness.mjs";
 import { bash, gateMessage, gatesIn, project, waive, write } from "./project.mjs";
-import { recordingUI } from "./ui.mjs";
 
 /**
  * @typedef {import("@earendil-works/pi-coding-agent").AgentSession} AgentSession
- * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
  * @typedef {import("@earendil-works/pi-coding-agent").SessionEntry} SessionEntry
  * @typedef {import("@earendil-works/pi-coding-agent").SessionManager} SessionManager
  * @typedef {import("@earendil-works/pi-coding-agent").SessionStartEvent} SessionStartEvent
  * @typedef {import("@earendil-works/pi-ai").AssistantMessage} AssistantMessage
  * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
  * @typedef {import("./harness.mjs").Observed} Observed
- * @typedef {import("./ui.mjs").UICall} UICall
  */
 
 after(assertRealUntouched);
@@ -104,7 +104,7 @@ test("a resumed session restores its state; an edit made between sessions re-arm
     options: { continuationCap: 1 },
     responses: [say("resumed"), toolUse(bash("V")), say("verified"), say("never requested")],
   });
-  assert.deepEqual(second.errors, []);
+  assertNoProblems(second);
   assert.equal(footer(second.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`, "restored armed");
   assert.equal(checkLine(await statusText(second)), "demo-verification/check `sh verify.sh`: not-run (required revision 1)");
   await second.session.prompt("carry on");
@@ -124,7 +124,7 @@ test("a resumed session restores its state; an edit made between sessions re-arm
     sessionStartEvent: RESUME,
     responses: [say("nothing to do"), toolUse(bash("V2")), say("verified again"), say("done"), toolUse(bash("V3")), say("verified once more"), say("never requested")],
   });
-  assert.deepEqual(third.errors, []);
+  assertNoProblems(third);
   assert.deepEqual(notes(third.ui), [], "every state entry decoded: nothing was skipped");
   assert.equal(checkLine(await statusText(third)), "demo-verification/check `sh verify.sh`: stale (required revision 2)", "the edit between sessions re-armed it");
   await third.session.prompt("anything left?");
@@ -173,7 +173,7 @@ async function passedThenWaived(repo, configRoot) {
   await started.session.prompt("change the code");
   await started.session.prompt("change more");
   assert.equal(started.faux.state.callCount, 8);
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.deepEqual(states(started.session.sessionManager.getBranch()), [["not_run", 1], ["passed", 1], ["stale", 2], ["waived", 2]]);
   return started;
 }
@@ -206,7 +206,7 @@ test("/tree navigation restores the state of the branch it moves to", async () =
   // Back to the first settle candidate: armed, never run on that branch. The files still hold
   // src/b.ts (navigation does not rewind files): drift on that branch, its revision 2.
   assert.equal((await started.session.navigateTree(said(sm, "done"), { summarize: false })).cancelled, false);
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(checkLine(await statusText(started)), "demo-verification/check `sh verify.sh`: not-run (required revision 2)");
   assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
 
@@ -231,7 +231,7 @@ test("/tree navigation restores the state of the branch it moves to", async () =
   assert.deepEqual(gatesIn(gated), [gateMessage(repo, "stale: files it depends on changed at revision 2, after its last run or waiver")]);
   assert.equal(gated.messages.filter((m) => m.role === "user" && text(m) === "change more").length, 0, "the model saw only this branch");
   assert.equal(footer(started.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   started.session.dispose();
 });
 
@@ -246,16 +246,10 @@ async function startRuntime({ repo, configRoot, file, responses }) {
   /** @type {TranscriptContext[]} */
   const contexts = [];
   faux.setResponses(responses.map((r) => (ctx) => (contexts.push(structuredClone(ctx)), r)));
-  /** @type {UICall[]} */
-  const ui = [];
-  /** @type {ExtensionError[]} */
-  const errors = [];
+  // One record across the fork: the runtime binds the forked session to it again.
+  const watched = watch();
   /** @param {AgentSession} session */
-  const bind = (session) =>
-    session.bindExtensions({
-      uiContext: recordingUI(ui),
-      onError: (e) => errors.push(e),
-    });
+  const bind = (session) => session.bindExtensions(bindingsOf(watched));
   const runtime = await pi.createAgentSessionRuntime(
     async ({ cwd, agentDir, sessionManager, sessionStartEvent }) => {
       const services = await pi.createAgentSessionServices({
@@ -271,7 +265,7 @@ async function startRuntime({ repo, configRoot, file, responses }) {
   );
   runtime.setRebindSession(bind);
   await bind(runtime.session);
-  return { runtime, faux, contexts, ui, errors };
+  return { runtime, faux, contexts, watched };
 }
 
 test("a fork starts from its own branch: the abandoned branch's waiver does not follow it", async () => {
@@ -281,13 +275,13 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
   assert.ok(file, "the source session is file-backed");
   source.session.dispose();
 
-  const { runtime, faux, contexts, ui, errors } = await startRuntime({
+  const { runtime, faux, contexts, watched } = await startRuntime({
     repo,
     configRoot,
     file,
     responses: [say("forked and done"), toolUse(bash("V3")), say("verified in the fork"), say("never requested")],
   });
-  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 0 pending, 1 waived`, "the resumed source is waived");
+  assert.equal(footer(watched.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 0 pending, 1 waived`, "the resumed source is waived");
   const secondPrompt = runtime.session.sessionManager
     .getEntries()
     .find((e) => e.type === "message" && e.message.role === "user" && text(e.message) === "change more");
@@ -296,15 +290,15 @@ test("a fork starts from its own branch: the abandoned branch's waiver does not 
   assert.notEqual(runtime.session.sessionFile, file);
   assert.deepEqual(states(runtime.session.sessionManager.getBranch()).slice(0, 2), [["not_run", 1], ["passed", 1]]);
   // The fork's files still hold src/b.ts from the abandoned branch: drift, so the pass is stale.
-  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
+  assert.equal(footer(watched.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 0 passed, 1 pending`);
 
   await runtime.session.prompt("finish in the fork");
-  assert.deepEqual(errors, []);
+  assertNoProblems(watched);
   assert.equal(faux.state.callCount, 3);
   assert.deepEqual(gatesIn(contexts[1]), [gateMessage(repo, "stale: files it depends on changed at revision 2, after its last run or waiver")]);
   assert.equal(contexts[1].messages.filter((m) => m.role === "toolResult" && m.toolCallId === "Z").length, 0, "the model saw only the fork's branch");
-  assert.equal(footer(ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
+  assert.equal(footer(watched.ui), `hooks: ${configRoot} · 0 diagnostics · checks: 1 passed, 0 pending`);
   assert.deepEqual(states(pi.SessionManager.open(file).getBranch()), [["not_run", 1], ["passed", 1], ["stale", 2], ["waived", 2]], "the source is untouched");
-  assert.deepEqual(notes(ui), []);
+  assert.deepEqual(notes(watched.ui), []);
   await runtime.dispose();
 });

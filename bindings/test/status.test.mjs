@@ -4,7 +4,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { assertRealUntouched, command, say, start, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, command, say, start, toolUse } from "./harness.mjs";
 import { CHECK, bash, project, write } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -29,7 +29,7 @@ test("/hooks-status after a run racing a sibling write names the rejected run an
     ],
   });
   await started.session.prompt("change the code");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 6);
   const status = (await command(started, "/hooks-status")).join("\n");
   const expected = [

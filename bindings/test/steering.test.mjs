@@ -3,7 +3,7 @@
 // blocked and invalid calls, and a bash edit detected through the workspace.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { assertRealUntouched, call, command, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, command, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -26,7 +26,7 @@ test("two parallel writes: one scan, one block on one carrier naming both findin
     responses: [toolUse(write("A", "src/a.ts", BANG), write("B", "src/b.tsx", LAZY)), say("done")],
   });
   await started.session.prompt("write two files");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [a, b] = toolResults(started.contexts[1]);
   assert.deepEqual(a, ["A", false, "Successfully wrote to src/a.ts"], "the other result is unchanged");
   assert.equal(b[1], false, "the carrier stays a success");
@@ -88,7 +88,7 @@ test("a wave mixing a valid write, a blocked call and an invalid call completes 
   assert.deepEqual(listedLocations(results[0][2], NON_NULL), ["src/a.ts:2:21"], results[0][2]);
   assert.match(results[1][2], /^Validation failed for tool "write"/);
   assert.equal(results[2][2], "blocked by the test");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const status = (await command(started, "/hooks-status")).join("\n");
   assert.doesNotMatch(status, /coordinator failure/, "no handler was released by the timeout");
   started.session.dispose();

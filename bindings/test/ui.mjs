@@ -3,6 +3,7 @@
 // `no-addon-session.mjs` can use it without the harness (which isolates HOME on import).
 
 /**
+ * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
  * @typedef {import("@earendil-works/pi-coding-agent").ExtensionUIContext} ExtensionUIContext
  * @typedef {import("@earendil-works/pi-coding-agent").ExtensionUIDialogOptions} ExtensionUIDialogOptions
  */
@@ -32,4 +33,31 @@ export function recordingUI(calls, answers = []) {
   // extension under test uses these three. The one cast: any other member Pi reaches for is
   // missing and fails loudly with a TypeError naming it, which is what a test should see.
   return /** @type {ExtensionUIContext} */ (ui);
+}
+
+/** The footer's status key. */
+const STATUS_KEY = "pi-native-hooks";
+
+/**
+ * Every failure a session showed, in a form a test compares exactly: what Pi's `onError` reported
+ * (`handler error (<event>): <message>`), then, in the order shown, each error-level notification
+ * (`error notice: <message>`) and each footer that says `degraded`, once per change of the footer
+ * (`degraded footer: <text>`). The extension's handlers catch their own exceptions and report them
+ * through the notification and the footer, so Pi's `onError` alone never sees them. Warnings and
+ * info notifications are not failures: tests assert those themselves.
+ * @param {{ ui: UICall[], piErrors: ExtensionError[] }} observed
+ * @returns {string[]}
+ */
+export function problems({ ui, piErrors }) {
+  /** @type {string[]} */
+  const found = piErrors.map((e) => `handler error (${e.event}): ${e.error}`);
+  /** @type {string | undefined} */
+  let shown;
+  for (const call of ui) {
+    if (call[0] === "notify" && call[2] === "error") found.push(`error notice: ${call[1]}`);
+    if (call[0] !== "setStatus" || call[1] !== STATUS_KEY || call[2] === shown) continue;
+    shown = call[2];
+    if (shown?.includes("degraded")) found.push(`degraded footer: ${shown}`);
+  }
+  return found;
 }

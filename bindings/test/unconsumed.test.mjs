@@ -3,7 +3,7 @@
 // policy diagnostics, and `/hooks-doctor` lists it as consumed by no policy.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { assertRealUntouched, call, command, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, command, configRoot, listedLocations, newRepo, say, start, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -28,7 +28,7 @@ test("a rule no policy consumes is delivered in a Pi wave as its message and not
     ],
   });
   await started.session.prompt("write a file");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [written] = toolResults(started.contexts[1]);
   assert.equal(written[0], "W");
   assert.equal(written[1], false, "the write stays a success");

@@ -6,7 +6,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { assertRealUntouched, command, footer, notes, say, start, text, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, command, footer, notes, say, start, text, toolResults, toolUse } from "./harness.mjs";
 import { CHECK, bash, footers, gateEntries, gateMessage, gatesIn, project, waive, write } from "./project.mjs";
 
 after(assertRealUntouched);
@@ -32,7 +32,7 @@ test("a relevant write arms the check; Pi continues with the gate message; the e
 
   await started.session.prompt("change the code");
   assert.equal(started.faux.state.callCount, 6, "one continuation, then settled after the passing run");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   const [, , , beforeSettle, gated, afterCheck] = started.contexts;
   const expected = gateMessage(repo, "not run since the relevant change at revision 2");
   assert.deepEqual(gatesIn(beforeSettle), [], "no gate before the settle candidate");
@@ -70,7 +70,7 @@ test("`cmd -- --flag` and a failing exit do not pass the check; only the newest 
     ],
   });
   await started.session.prompt("change the code");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 8);
   const notRun = gateMessage(repo, "not run since the relevant change at revision 1");
   // A near miss never counts, and the gate says which command would have.
@@ -105,7 +105,7 @@ test("a check racing a sibling write in the same wave does not count, even when 
     ],
   });
   await started.session.prompt("change the code");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 6);
   assert.deepEqual(toolResults(started.contexts[3]).slice(1), [["V", false, "verify: ok\n"], ["S", false, "Successfully wrote to src/a.ts"]]);
   assert.deepEqual(gatesIn(started.contexts[4]), [
@@ -153,7 +153,7 @@ test("the waiver tool clears the check with a reason; a later relevant write re-
   assert.match(status, /demo-verification\/check `sh verify\.sh`: waived \(required revision 1\)\n {4}waived \(not passed\): the verifier needs a device this machine lacks/);
 
   await started.session.prompt("change more");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 9);
   assert.deepEqual(gatesIn(started.contexts[6]), [
     gateMessage(repo, "stale: files it depends on changed at revision 2, after its last run or waiver"),
@@ -173,7 +173,7 @@ test("the continuation cap stops a runaway loop, notifies the user once and keep
     responses: [toolUse(write("W", "src/a.ts")), ...Array.from({ length: 4 }, (_, i) => say(`I am done (${i})`)), say("hello"), say("never requested")],
   });
   await started.session.prompt("change the code");
-  assert.deepEqual(started.errors, []);
+  assertNoProblems(started);
   assert.equal(started.faux.state.callCount, 5, "three continuations, then Pi settles");
   const message = gateMessage(repo, "not run since the relevant change at revision 1");
   for (const context of started.contexts.slice(2)) assert.deepEqual(gatesIn(context), [message]);
