@@ -5,6 +5,7 @@ import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "
 import { Type } from "typebox";
 import { type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, unwrap } from "./native.ts";
 import { resultPatch } from "./patch.ts";
+import { jsonArguments, resultEvent } from "./wire.ts";
 
 /** The `customType` of the gate's continuation message. */
 export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
@@ -149,22 +150,22 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       guard(ctx, "message_end", () => {
         if (event.message.role !== "assistant") return;
         const calls = event.message.content.flatMap((block) =>
-          block.type === "toolCall" ? [{ id: block.id, name: block.name, input: block.arguments }] : [],
+          block.type === "toolCall" ? [{ id: block.id, name: block.name, input: jsonArguments(block.arguments) }] : [],
         );
         if (calls.length > 0) session?.assistantMessage(calls, "parallel");
       }),
     );
     pi.on("tool_execution_start", (event, ctx) =>
-      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart({ id: event.toolCallId, name: event.toolName, input: event.args })),
+      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.args) })),
     );
     pi.on("tool_call", async (event, ctx) => {
-      await guard(ctx, "tool_call", () => session?.toolCall({ id: event.toolCallId, name: event.toolName, input: event.input }));
+      await guard(ctx, "tool_call", () => session?.toolCall({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.input) }));
       return undefined; // never blocks a call
     });
     pi.on("tool_result", (event, ctx) =>
       guard(ctx, "tool_result", async () => {
         if (!session) return undefined;
-        const decision = await session.toolResult(event);
+        const decision = await session.toolResult(resultEvent(event));
         persist(session.takeStateEntries());
         showFooter(ctx);
         return resultPatch(event, decision);

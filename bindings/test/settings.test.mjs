@@ -34,8 +34,9 @@ const searchDocs = (pi) =>
  * `structuredContent.exit_code`.
  * @param {string} name
  * @param {string} cwd
+ * @param {Record<string, unknown>} [extraDetails] more members of `details`
  */
-const shellTool = (name, cwd) => (/** @type {import("@earendil-works/pi-coding-agent").ExtensionAPI} */ pi) =>
+const shellTool = (name, cwd, extraDetails = {}) => (/** @type {import("@earendil-works/pi-coding-agent").ExtensionAPI} */ pi) =>
   pi.registerTool({
     name,
     label: `${name} (extension)`,
@@ -51,7 +52,7 @@ const shellTool = (name, cwd) => (/** @type {import("@earendil-works/pi-coding-a
         output = failed.stdout;
         exitCode = failed.status;
       }
-      return { content: [{ type: "text", text: `${output}exit status ${exitCode}` }], details: { exitCode } };
+      return { content: [{ type: "text", text: `${output}exit status ${exitCode}` }], details: { exitCode, ...extraDetails } };
     },
   });
 
@@ -124,6 +125,22 @@ test("a bash override without structuredContent.exit_code, declared a shell tool
   assert.match(status, /demo-verification\/check `sh verify\.sh`: passed/);
   assert.match(status, /\n {2}tools\.shell: bash, exit code from field details\.exitCode\n/);
   declared.session.dispose();
+});
+
+test("a tool whose details hold what JSON cannot (undefined in an array, a function, a symbol) is read without a handler error", async () => {
+  const repo = project().repo;
+  const settings = '[[tools.shell]]\nname = "bash"\nexit_code_field = "details.exitCode"\n';
+  const odd = { list: [1, undefined, 3], callback: () => 1, tag: Symbol("tag"), nested: { also: [undefined] } };
+  const responses = [toolUse(write("W", "src/a.ts")), say("done"), toolUse(bash("V")), say("verified"), say("never requested")];
+  const started = await start({ repo, configRoot: rootWith(settings), responses, extra: [shellTool("bash", repo, odd)] });
+  await started.session.prompt("change the code");
+  // Before, the addon refused the event (`undefined cannot be represented as a serde_json::Value`):
+  // an error notice, a degraded footer and the run never counted.
+  assertNoProblems(started);
+  assert.deepEqual(toolResults(started.contexts[3]).at(-1), ["V", false, "verify: ok\nexit status 0"], "the result is Pi's, untouched");
+  assert.equal(started.faux.state.callCount, 4, "the exit code was read from details: the check passed and Pi settled");
+  assert.match(footer(started.ui) ?? "", /checks: 1 passed, 0 pending$/);
+  started.session.dispose();
 });
 
 test("a shell tool declared with an exit-code pattern: a failing run fails the check, a passing one passes it", async () => {

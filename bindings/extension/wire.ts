@@ -1,0 +1,47 @@
+// What the extension hands the engine from Pi's events: only the fields the engine reads, as plain
+// JSON. The addon converts its arguments to JSON values and throws on what JSON cannot hold
+// (`undefined` inside an array, a function, a symbol, a BigInt, a cycle), which a tool's
+// `details` may well contain; such a throw would lose the call's result and degrade the session.
+import type { ToolResultEvent } from "@earendil-works/pi-coding-agent";
+import type { ToolResultEvent as EngineToolResult } from "./native.ts";
+
+/** `value` as JSON would carry it (`undefined` in arrays becomes `null`, functions and symbols are
+ *  dropped), or `undefined` when JSON cannot carry it at all (a BigInt, a cycle). */
+export function jsonSafe(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A call's arguments as a JSON object, or `undefined` when they are not one. */
+export function jsonArguments(value: unknown): Record<string, unknown> | undefined {
+  const safe = jsonSafe(value);
+  return safe !== null && typeof safe === "object" && !Array.isArray(safe) ? (safe as Record<string, unknown>) : undefined;
+}
+
+/** The text blocks of a result's content, the only blocks the engine reads (images stay in JS). */
+function textBlocks(content: unknown): unknown {
+  if (!Array.isArray(content)) return jsonSafe(content);
+  return content.flatMap((block) =>
+    block !== null && typeof block === "object" && block.type === "text" && typeof block.text === "string"
+      ? [{ type: "text", text: block.text }]
+      : [],
+  );
+}
+
+/** The engine's view of Pi's `tool_result` event. */
+export function resultEvent(event: ToolResultEvent): EngineToolResult {
+  return {
+    toolCallId: event.toolCallId,
+    toolName: event.toolName,
+    input: jsonArguments(event.input),
+    isError: event.isError,
+    structuredContent: jsonSafe(event.structuredContent),
+    details: jsonSafe(event.details),
+    content: textBlocks(event.content),
+  };
+}
