@@ -62,8 +62,14 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         return value;
       } catch (error) {
         failed = true;
-        ctx.ui.notify(`pi-native-hooks: ${what} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
-        showFooter(ctx);
+        // Reporting must not throw in turn: an exception escaping here would reach Pi, and
+        // `tool_call`'s would block the call.
+        try {
+          ctx.ui.notify(`pi-native-hooks: ${what} failed: ${error instanceof Error ? error.message : String(error)}`, "error");
+          showFooter(ctx);
+        } catch {
+          // The UI itself failed; the next handler that succeeds shows the footer again.
+        }
         return undefined;
       }
     };

@@ -5,12 +5,17 @@
 import type { ToolResultEvent } from "@earendil-works/pi-coding-agent";
 import type { ToolResultEvent as EngineToolResult } from "./native.ts";
 
+/** A BigInt as a number when it is exactly one, else as its decimal text. */
+const bigints = (_key: string, value: unknown) =>
+  typeof value === "bigint" ? (Number.isSafeInteger(Number(value)) ? Number(value) : value.toString()) : value;
+
 /** `value` as JSON would carry it (`undefined` in arrays becomes `null`, functions and symbols are
- *  dropped), or `undefined` when JSON cannot carry it at all (a BigInt, a cycle). */
+ *  dropped, a BigInt becomes a number or its text), or `undefined` when JSON cannot carry it at all
+ *  (a cycle). */
 export function jsonSafe(value: unknown): unknown {
   if (value === undefined) return undefined;
   try {
-    const text = JSON.stringify(value);
+    const text = JSON.stringify(value, bigints);
     return text === undefined ? undefined : JSON.parse(text);
   } catch {
     return undefined;

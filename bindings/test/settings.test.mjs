@@ -127,10 +127,10 @@ test("a bash override without structuredContent.exit_code, declared a shell tool
   declared.session.dispose();
 });
 
-test("a tool whose details hold what JSON cannot (undefined in an array, a function, a symbol) is read without a handler error", async () => {
+test("a tool whose details hold what JSON cannot (undefined in an array, a BigInt) is read without a handler error", async () => {
   const repo = project().repo;
   const settings = '[[tools.shell]]\nname = "bash"\nexit_code_field = "details.exitCode"\n';
-  const odd = { list: [1, undefined, 3], callback: () => 1, tag: Symbol("tag"), nested: { also: [undefined] } };
+  const odd = { list: [1, undefined, 3], nested: { also: [undefined] }, size: 10n ** 20n, count: 3n };
   const responses = [toolUse(write("W", "src/a.ts")), say("done"), toolUse(bash("V")), say("verified"), say("never requested")];
   const started = await start({ repo, configRoot: rootWith(settings), responses, extra: [shellTool("bash", repo, odd)] });
   await started.session.prompt("change the code");
