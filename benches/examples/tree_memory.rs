@@ -99,7 +99,8 @@ fn main() {
     say(&format!(
         "| files | source | heap held, measured | × the source | charged against the budget |\n\
          | ---: | ---: | ---: | ---: | ---: |\n\
-         | {files} ({:.1} KiB each on average) | {:.1} MiB | {:.1} MiB | {:.1}x | {:.1} MiB |",
+         | {} ({:.1} KiB each on average) | {:.1} MiB | {:.1} MiB | {:.1}x | {:.1} MiB |",
+        pi_native_hooks_benches::thousands(files),
         source as f64 / files as f64 / 1024.0,
         source as f64 / (1024.0 * 1024.0),
         held_bytes as f64 / (1024.0 * 1024.0),
