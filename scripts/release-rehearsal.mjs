@@ -1,0 +1,218 @@
+// The publishing half of `scripts/release-rehearsal` (run it instead): the publish job of
+// .github/workflows/release.yml on a copy of the package, for this machine's platform, with a local
+// registry in place of npmjs.org. The addon built here stands in for this platform's downloaded
+// artifact; the other platforms' artifacts, which only their own runners build, are placeholder
+// files, so `napi artifacts` and `napi pre-publish` see the complete set release.yml gives them.
+// Then the release as a user gets it: `npm install -g pi-native-hooks` from that registry, and the
+// smoke test release.yml runs on every platform, against the installed command.
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { parseTriple, readNapiConfig } from "@napi-rs/cli";
+import { distTag } from "./version.mjs";
+
+const repo = resolve(import.meta.dirname, "..");
+const { packageJson, targets, packageName, binaryName } = await readNapiConfig(join(repo, "package.json"));
+const version = packageJson.version;
+const tag = distTag(version);
+const host = /^host: (\S+)$/m.exec(execFileSync("rustc", ["-vV"], { encoding: "utf8" }))?.[1];
+assert.ok(host, "rustc -vV names the host triple");
+const { platformArchABI: platform } = parseTriple(host);
+assert.ok(targets.some((t) => t.platformArchABI === platform), `${platform} is one of the release targets in package.json`);
+const addon = join(repo, "bindings/native", `${binaryName}.${platform}.node`);
+assert.ok(existsSync(addon), `${addon} is built (npm run build:addon)`);
+
+const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-release-"));
+const checkout = join(ROOT, "checkout");
+/** @type {import("node:child_process").ChildProcess | undefined} */
+let registry;
+/** @param {string} what */
+const step = (what) => console.error(`== release rehearsal: ${what}`);
+
+/**
+ * Runs a command; its output goes to stderr, or is returned when `capture` is set.
+ * @param {string} file @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, capture?: boolean }} [options]
+ * @returns {string}
+ */
+function run(file, args, { cwd = checkout, env = process.env, capture = false } = {}) {
+  const stdout = execFileSync(file, args, { cwd, env, encoding: "utf8", stdio: ["ignore", capture ? "pipe" : process.stderr, process.stderr] });
+  return capture ? stdout : "";
+}
+
+try {
+  step(`stage a checkout of ${packageName} ${version} with the artifacts of the ${targets.length} release targets`);
+  /** @type {{ files: { path: string }[] }[]} the files `npm publish` would pack */
+  const [listing] = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repo, capture: true }));
+  for (const path of [...listing.files.map((f) => f.path), "LICENSE"]) {
+    mkdirSync(dirname(join(checkout, path)), { recursive: true });
+    copyFileSync(join(repo, path), join(checkout, path));
+    chmodSync(join(checkout, path), statSync(join(repo, path)).mode & 0o777);
+  }
+  cpSync(join(repo, "npm"), join(checkout, "npm"), { recursive: true, filter: (path) => !path.endsWith(".node") });
+  // As release.yml's build job uploads them and `actions/download-artifact` lays them out.
+  for (const target of targets) {
+    const dir = join(checkout, "artifacts", `bindings-${target.triple}`);
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${binaryName}.${target.platformArchABI}.node`);
+    if (target.platformArchABI === platform) {
+      copyFileSync(addon, file);
+      // release.yml builds with `--strip`
+      run("strip", process.platform === "darwin" ? ["-x", file] : ["--strip-all", file]);
+    } else {
+      writeFileSync(file, `placeholder for ${target.triple}: built only by release.yml on its runner\n`);
+    }
+  }
+  const hostArtifact = join(checkout, "artifacts", `bindings-${host}`, `${binaryName}.${platform}.node`);
+  // The publish job runs in a git checkout: `napi pre-publish` reads the last commit's message.
+  const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: "r", GIT_AUTHOR_EMAIL: "r@r", GIT_COMMITTER_NAME: "r", GIT_COMMITTER_EMAIL: "r@r" };
+  run("git", ["init", "-q", "-b", "main"], { env: gitEnv });
+  run("git", ["add", "."], { env: gitEnv });
+  run("git", ["commit", "-qm", `v${version}`], { env: gitEnv });
+
+  // The publish job's commands, with the repository's pinned napi CLI on PATH as `npm ci` gives it.
+  /** @type {NodeJS.ProcessEnv} */
+  const env = { ...process.env, PATH: [join(repo, "node_modules/.bin"), process.env.PATH].join(delimiter), npm_config_cache: join(ROOT, "npm-cache"), npm_config_update_notifier: "false" };
+  delete env.GITHUB_REPOSITORY; // no GitHub release from here
+
+  step("npm run artifacts (napi artifacts, and the license into each platform package)");
+  run("npm", ["run", "--silent", "artifacts"], { env });
+  for (const target of targets) {
+    const dir = join(checkout, "npm", target.platformArchABI);
+    assert.ok(existsSync(join(dir, "LICENSE")), `npm/${target.platformArchABI} has the license`);
+    assert.ok(existsSync(join(dir, `${binaryName}.${target.platformArchABI}.node`)), `npm/${target.platformArchABI} has its addon`);
+  }
+  assert.deepEqual(readFileSync(join(checkout, "npm", platform, `${binaryName}.${platform}.node`)), readFileSync(hostArtifact), `npm/${platform} holds the addon built here`);
+
+  step("napi pre-publish -t npm --dry-run");
+  run("napi", ["pre-publish", "-t", "npm", "--dry-run"], { env });
+
+  step(`npm publish --access public under the dist-tag ${tag}, to a local registry`);
+  const url = await startRegistry();
+  const npmrc = await registerPublisher(url);
+  // As release.yml's publish step: `npm_config_tag` reaches both `npm publish` and the platform
+  // packages' `npm publish` that `napi pre-publish` runs from the `prepublishOnly` script.
+  const publishEnv = { ...env, npm_config_registry: url, npm_config_userconfig: npmrc, npm_config_tag: tag };
+  run("npm", ["publish", "--access", "public"], { env: publishEnv });
+
+  /**
+   * The registry's record of a package at `version`, as `npm view` reads it.
+   * @param {string} name
+   * @returns {{ version: string, versions: string[], "dist-tags": Record<string, string>, optionalDependencies?: Record<string, string> }}
+   */
+  const view = (name) => JSON.parse(run("npm", ["view", "--json", `${name}@${version}`], { env: publishEnv, capture: true }));
+  const platformPackages = targets.map((t) => `${packageName}-${t.platformArchABI}`);
+  for (const name of [packageName, ...platformPackages]) {
+    const published = view(name);
+    assert.deepEqual(published.versions, [version], `${name} is published at ${version} only`);
+    assert.equal(published["dist-tags"][tag], version, `${name} ${version} is under the dist-tag ${tag}`);
+  }
+  const main = view(packageName);
+  assert.deepEqual(main.optionalDependencies, Object.fromEntries(platformPackages.map((name) => [name, version])), "the main package depends on every platform package at its version");
+
+  step("scripts/pack.mjs writes the main package the release publishes (the registry e2e test installs its tarballs)");
+  mkdirSync(join(ROOT, "packed"));
+  mkdirSync(join(ROOT, "published"));
+  const [packedMain] = run(process.execPath, [join(repo, "scripts/pack.mjs"), join(ROOT, "packed")], { cwd: repo, env, capture: true }).trim().split("\n");
+  /** @type {{ filename: string }[]} */
+  const [fetched] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", join(ROOT, "published"), `${packageName}@${version}`], { cwd: ROOT, env: publishEnv, capture: true }));
+  const publishedTarball = join(ROOT, "published", fetched.filename);
+  /** @param {string} tarball */
+  const contents = (tarball) => run("tar", ["-tzf", tarball], { capture: true }).trim().split("\n").sort();
+  assert.deepEqual(contents(join(ROOT, "packed", packedMain)), contents(publishedTarball), "the same files");
+  /** @type {{ optionalDependencies: Record<string, string> }} */
+  const packedManifest = JSON.parse(run("tar", ["-xzOf", join(ROOT, "packed", packedMain), "package/package.json"], { capture: true }));
+  assert.deepEqual(packedManifest.optionalDependencies, main.optionalDependencies, "the same optional dependencies");
+
+  step("npm install -g pi-native-hooks from the local registry");
+  const prefix = join(ROOT, "global");
+  run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", packageName], { cwd: ROOT, env: { ...publishEnv, PATH: process.env.PATH } });
+  const installed = join(prefix, "lib", "node_modules", packageName);
+  assert.deepEqual(readdirSync(join(prefix, "lib", "node_modules")), [packageName]);
+  assert.deepEqual(readdirSync(join(installed, "node_modules")), [`${packageName}-${platform}`], "this platform's package and nothing else: no Pi (its peers are optional), no other platform");
+
+  step("the smoke test of release.yml, against the installed package");
+  run("sh", [join(repo, ".github/workflows/smoke-test.sh"), installed], { cwd: ROOT });
+  const reported = run(join(prefix, "bin", packageName), ["--version"], { cwd: ROOT, capture: true }).trim();
+  assert.equal(reported, `${packageName} ${version}`, "the installed command reports the package's version");
+  step(`passed: ${packageName} ${version} (${tag}) published, installed and run on ${platform}`);
+} catch (error) {
+  // A failed command has said why on stderr already; an assertion says what differed.
+  console.error(`== release rehearsal: FAILED: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  if (registry && registry.exitCode === null) {
+    const exited = new Promise((done) => registry?.once("exit", done));
+    registry.kill("SIGTERM");
+    const timer = setTimeout(() => registry?.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  if (process.env.KEEP_REHEARSAL) console.error(`kept ${ROOT}`);
+  else rmSync(ROOT, { recursive: true, force: true });
+}
+
+/**
+ * Starts verdaccio on 127.0.0.1 with its storage in ROOT and no uplink (nothing reaches npmjs.org),
+ * as bindings/test/registry.test.mjs does; waits up to 60 s. Sets `registry`.
+ * @returns {Promise<string>} its URL
+ */
+async function startRegistry() {
+  const dir = join(ROOT, "registry");
+  mkdirSync(dir);
+  const server = createServer();
+  await new Promise((done) => server.listen(0, "127.0.0.1", () => done(undefined)));
+  const address = server.address();
+  assert.ok(address && typeof address === "object", "a TCP server has a port");
+  await new Promise((done) => server.close(done));
+  const config = join(dir, "config.yaml");
+  writeFileSync(
+    config,
+    [
+      `storage: ${join(dir, "storage")}`,
+      `auth: { htpasswd: { file: ${join(dir, "htpasswd")} } }`,
+      "uplinks: {}",
+      "packages: { '**': { access: $all, publish: $authenticated } }",
+      "max_body_size: 200mb",
+      "log: { type: stdout, format: pretty, level: warn }",
+      "",
+    ].join("\n"),
+  );
+  const bin = join(repo, "node_modules", "verdaccio", "bin", "verdaccio");
+  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${address.port}`], { stdio: ["ignore", "pipe", "pipe"] });
+  registry = child;
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const url = `http://127.0.0.1:${address.port}/`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok) return url;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 60 s:\n${output}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+/** Registers a user on the local registry. @param {string} url @returns {Promise<string>} an npmrc with its token */
+async function registerPublisher(url) {
+  const response = await fetch(`${url}-/user/org.couchdb.user:publisher`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "publisher", password: "publisher-password", type: "user", roles: [] }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  assert.equal(response.status, 201, "the registry registered the publisher");
+  /** @type {{ token: string }} */
+  const { token } = await response.json();
+  const npmrc = join(ROOT, "publisher.npmrc");
+  writeFileSync(npmrc, `${url.replace(/^http:/, "")}:_authToken=${token}\n`);
+  return npmrc;
+}
