@@ -7,8 +7,9 @@
 //! the case: the operations are chosen so that each one is valid where it runs.
 //!
 //! A watcher that always falls back would pass the comparison, so the run also requires that at
-//! least half of the captures after an operation come from the events (measured over 24-case
-//! runs: 73 to 82%; the rest are mostly rule-file fallbacks).
+//! least half of the captures after an operation come from the events, not counting cookie
+//! timeouts, which say the machine is loaded (measured over 24-case runs: 73 to 82%; the rest
+//! are mostly rule-file fallbacks).
 //!
 //! Each case does real file-system and git work, so the case count is moderate: 24 cases of up
 //! to 15 operations per run (`WATCH_CASES=N` runs N). A failure prints the shrunk sequence and the
@@ -316,10 +317,12 @@ fn watched_snapshots_equal_full_ones_after_random_operations() {
     if let Err(error) = result {
         panic!("{error}\nreplay with WATCH_SEED={seed:032x}");
     }
-    // Only the captures after an operation count: the baseline is always full.
+    // Only the captures after an operation count: the baseline is always full. A cookie that
+    // did not arrive in time says the machine is loaded, not that the watcher could not vouch.
     let totals = totals.into_inner();
+    let timed_out = totals.fallbacks.get("cookie-timeout").copied().unwrap_or(0);
     assert!(
-        totals.from_events * 2 >= totals.captures,
+        totals.from_events * 2 >= totals.captures - timed_out,
         "only {} of {} captures came from the events (fallbacks: {:?}); WATCH_SEED={seed:032x}",
         totals.from_events,
         totals.captures,
