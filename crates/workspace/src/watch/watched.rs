@@ -420,7 +420,7 @@ impl Armed {
                 }
             }
             if !is_dir {
-                let gone = std::fs::symlink_metadata(self.workdir.join(unit)).is_err();
+                let absent = std::fs::symlink_metadata(self.workdir.join(unit)).is_err();
                 if known {
                     let gone: Vec<PathBuf> = self
                         .dirs
@@ -439,7 +439,7 @@ impl Armed {
                 // A directory that is gone is no file of its own: a path-limited status of its
                 // path would report the directory `HEAD` has there as a deleted file. What was
                 // below it comes from the index (above) and the previous snapshot.
-                if !(known && gone) {
+                if !(known && absent) {
                     files.insert(unit.clone());
                 }
                 continue;

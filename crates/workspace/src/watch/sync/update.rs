@@ -1,8 +1,9 @@
 //! Owns the watched snapshot: the previous whole-worktree snapshot with the entries of the paths
 //! the watcher reported replaced by a path-limited status of those paths (a directory path covers
 //! everything below it, so a new untracked directory is walked and a deleted one drops its
-//! entries), and of every path the previous snapshot listed in the scope. `HEAD` and the index are unchanged since the previous snapshot (the guard checked),
-//! so no other path's status can have changed.
+//! entries), and of every path the previous snapshot listed in the scope. `HEAD` and the index
+//! are unchanged since the previous snapshot (the guard checked), so no other path's status can
+//! have changed.
 
 use super::super::status::FallbackReason;
 use crate::error::WorkspaceError;
