@@ -1,9 +1,10 @@
 //! The engine's integration tests: one crate (one link step) with a module per layer of
 //! `docs/architecture.md`, in the order data flows, `config → analysis/policy → workspace →
-//! delivery → wave → verification → state/status → session`, then the `cli` on top. The delivery
-//! layer is pure and unit-tested inline, like every test that builds no repository, spawns no
-//! process and calls one module's functions; only the block's rendered cases live here, as
-//! snapshots. `support` holds what the areas share: [`support::TestRepo`] and
+//! delivery → wave → verification → state/status → session`, then the `cli` on top, and
+//! `unprivileged`, the permission tests `scripts/test-unprivileged` runs as a normal user. The
+//! delivery layer is pure and unit-tested inline, like every test that builds no repository,
+//! spawns no process and calls one module's functions; only the block's rendered cases live here,
+//! as snapshots. `support` holds what the areas share: [`support::TestRepo`] and
 //! [`support::ConfigRoot`] build every repository and config root, and rendered text is compared
 //! with snapshots in `tests/snapshots/` (`support::snapshot`). The "Tests" section of
 //! `docs/architecture.md` describes the layout.
@@ -65,3 +66,5 @@ mod session;
 mod cli;
 
 mod layers;
+
+mod unprivileged;

@@ -834,16 +834,35 @@ mod tests {
     #[test]
     fn file_owned_by_another_user_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let path = file(dir.path(), "a.rhai", "x", 0o600);
-        nix::unistd::chown(&path, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
-        match read_trusted(&path) {
-            Err(TrustError::NotOwned { owner: 65534, .. }) => {}
-            other => panic!("expected NotOwned, got {other:?}"),
-        }
-        let sub = dir.path().join("sub");
-        fs::create_dir(&sub).unwrap();
-        nix::unistd::chown(&sub, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
-        assert!(matches!(check_dir(&sub), Err(TrustError::NotOwned { .. })));
+        // Root gives a fresh file and directory away; anyone else finds root's own, which every
+        // Unix has. `tests/it/unprivileged` checks both kinds of owner again as a normal user.
+        let (path, sub, owner) = if nix::unistd::geteuid().is_root() {
+            let path = file(dir.path(), "a.rhai", "x", 0o600);
+            let sub = dir.path().join("sub");
+            fs::create_dir(&sub).unwrap();
+            let other = nix::unistd::Uid::from_raw(other_uid());
+            for entry in [&path, &sub] {
+                nix::unistd::chown(entry, Some(other), None).expect("root can chown");
+            }
+            (path, sub, other_uid())
+        } else {
+            (PathBuf::from("/etc/passwd"), PathBuf::from("/"), 0)
+        };
+        assert!(
+            matches!(
+                read_trusted(&path),
+                Err(TrustError::NotOwned { owner: o, current, .. }) if o == owner && current == current_uid()
+            ),
+            "{}: {:?}",
+            path.display(),
+            read_trusted(&path)
+        );
+        assert!(
+            matches!(check_dir(&sub), Err(TrustError::NotOwned { owner: o, .. }) if o == owner),
+            "{}: {:?}",
+            sub.display(),
+            check_dir(&sub)
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! the root, unreadable names are reported, and `doctor` reports what `check` refuses.
 //!
 //! Written to pass both as root and as a normal user: hostile directories are made with `chmod`,
-//! never with `chown` (except where marked, which needs root to stage another owner).
+//! never with `chown`. What needs real owners or unreadable files is in `unprivileged`.
 
 #![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
@@ -134,18 +134,8 @@ fn a_sticky_shared_ancestor_accepts_a_root_you_own() {
     ));
     chmod(&root, 0o700);
 
-    // The sticky bit protects only entries owned by root or you: an entry owned by another
-    // user could be renamed away by that user. Staging another owner needs root; the rule
-    // itself is also unit-tested in `config::trust` for any user.
-    if nix::unistd::geteuid().is_root() {
-        let theirs = shared.join("theirs");
-        config_root(&theirs.join("pi-native-hooks"));
-        nix::unistd::chown(&theirs, Some(nix::unistd::Uid::from_raw(65534)), None).unwrap();
-        assert!(matches!(
-            check_dir(&theirs.join("pi-native-hooks")),
-            Err(TrustError::AncestorNotOwned { owner: 65534, path, .. }) if path == theirs
-        ));
-    }
+    // The sticky bit protects only entries owned by root or you; an entry a third user owns
+    // below it is refused in `unprivileged::owners`, which runs with a fixture of real owners.
 }
 
 #[test]

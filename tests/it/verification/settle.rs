@@ -102,17 +102,24 @@ fn unprovable_changes_that_repeat_do_not_count_as_progress() {
     let mut session = Session::start_with(TestRepo::demo(), ConfigRoot::demo(), Vec::new(), 3);
     session.edit("src/a.ts", "export const a = 2;\n");
     std::fs::remove_dir_all(session.root().join(".git")).expect("remove .git");
-    let mut continuations = 0;
-    loop {
+    // The first continuation is for `npm test` not run; its first run turns it `unknown` (the
+    // workspace cannot be proven), a new outstanding set. Every run after that leaves the same
+    // set, so the cap of 3 allows exactly 3 more continuations.
+    let mut without_progress = Vec::new();
+    let exhaustion = loop {
         match session.settle() {
-            SettleDecision::Continue(_) => continuations += 1,
-            SettleDecision::Exhausted(_) => break,
+            SettleDecision::Continue(continuation) => {
+                without_progress.push(continuation.without_progress);
+            }
+            SettleDecision::Exhausted(exhaustion) => break exhaustion,
             SettleDecision::Settle => panic!("an unprovable workspace never passes"),
         }
+        assert!(without_progress.len() <= 4, "the cap must end the loop");
         let (id, root) = (session.id(), session.root());
         session.wave_outside_git(vec![bash(&id, "npm test", &root, success())]);
-        assert!(continuations <= 4, "the cap must end the loop");
-    }
+    };
+    assert_eq!(without_progress, [1, 1, 2, 3]);
+    assert_eq!(exhaustion.continuations, 3);
     assert_eq!(session.state("test"), RequirementState::Unknown);
 }
 

@@ -5,9 +5,10 @@
 //!
 //! Asserted for every case: nothing deadlocks; every `tool_result` handler returns; every
 //! analyzer key runs at most once per wave; every wave with a delivered block has exactly one
-//! carrier and only carriers get a block; a patch never flips `isError` or drops
-//! `structuredContent`; and in scenarios without lost events or shutdown, no coordinator failure
-//! happens and no new diagnostic is left without a carrier.
+//! carrier and only carriers get a block; a block states its result's own `isError` (the
+//! decision carries no flag, and the front end's patch passes `isError` and `structuredContent`
+//! through); and in scenarios without lost events or shutdown, no coordinator failure happens and
+//! no new diagnostic is left without a carrier.
 
 use crate::support::wave::{Fake, FakePolicies, Fate, Outcome, Run, Step, run_batch};
 use pi_native_hooks_delivery::RenderLimits;
@@ -190,14 +191,29 @@ fn check(scenario: &Scenario) -> Result<(), TestCaseError> {
             task.abort();
         }
 
-        // Results are never flipped and only ever get one appended text block.
+        // Results are never flipped and only ever get one appended text block. The decision
+        // cannot carry an error flag (the front end passes the result's own through,
+        // `bindings/test/patch.test.mjs`), so what could flip it is the block's text: it must
+        // state the result's own status, never call a failed call a success or the reverse.
         for outcome in &outcomes {
-            // (The front end builds the patch: the original content plus this one block, with
-            // the error flag and structured content passed through.)
-            match &outcome.decision {
-                ResultDecision::Unchanged => {}
-                ResultDecision::Append(text) => prop_assert!(!text.is_empty()),
-            }
+            let ResultDecision::Append(text) = &outcome.decision else {
+                continue;
+            };
+            let tool = &outcome.result.call.name;
+            let status = if outcome.result.is_error {
+                format!("[pi-native-hooks] The `{tool}` call's result above is unchanged.")
+            } else {
+                format!(
+                    "[pi-native-hooks] The `{tool}` call succeeded; its result above is unchanged."
+                )
+            };
+            let header = text.lines().next().unwrap_or_default();
+            prop_assert!(
+                header.starts_with(&status),
+                "the block of a result with isError {} begins {:?}",
+                outcome.result.is_error,
+                header
+            );
         }
 
         // At most one run per analyzer key per wave, and every scan belongs to a wave.

@@ -417,3 +417,56 @@ fn nested_repositories_are_checked_at_every_sync() {
     crate::support::write(&nested, "x.txt", "y\n");
     sync_and_compare(&repo, &watched);
 }
+
+/// A staged deletion is in neither the index nor the worktree: when its directory comes back,
+/// the events name only the directory's new content, and the deletion must still be listed.
+#[test]
+fn a_staged_deletion_survives_its_directory_coming_back() {
+    let repo = base();
+    let watched = start(&repo);
+    std::fs::remove_dir_all(repo.abs("src")).expect("remove src");
+    sync_and_compare(&repo, &watched);
+    repo.git(&["add", "-A", "--", "src/deep/b.ts"]);
+    sync_and_compare(&repo, &watched);
+    repo.write("src/a.ts", "export const a = 2;\n");
+    assert!(matches!(
+        sync_and_compare(&repo, &watched),
+        CaptureKind::Watched { .. }
+    ));
+    let capture = watched
+        .capture(&CancelToken::new())
+        .expect("watched capture");
+    assert!(capture.snapshot.entries().contains_key("src/deep/b.ts"));
+}
+
+/// A directory whose only file's deletion is staged, moved away: the directory's old path is
+/// not a deleted file of its own.
+#[test]
+fn a_directory_left_with_a_staged_deletion_moved_away_is_not_a_deleted_file() {
+    let repo = base();
+    let watched = start(&repo);
+    repo.remove("lib/c.ts");
+    sync_and_compare(&repo, &watched);
+    repo.git(&["add", "-A", "--", "lib/c.ts"]);
+    sync_and_compare(&repo, &watched);
+    std::fs::rename(repo.abs("lib"), repo.abs("src/lib")).expect("move lib");
+    assert!(matches!(
+        sync_and_compare(&repo, &watched),
+        CaptureKind::Watched { .. }
+    ));
+}
+
+/// An ignored directory is not watched until it holds a tracked file; `git add -f` puts one
+/// there, and the next edit of it must be seen.
+#[test]
+fn a_file_forced_into_the_index_below_an_ignored_directory_is_watched() {
+    let repo = base();
+    std::fs::write(repo.path().join(".git/info/exclude"), "gen/\n").expect("exclude");
+    repo.write("gen/x.ts", "export const x = 1;\n");
+    let watched = start(&repo);
+    repo.git(&["add", "-f", "gen/x.ts"]);
+    sync_and_compare(&repo, &watched);
+    sync_and_compare(&repo, &watched);
+    repo.write("gen/x.ts", "export const x = 2;\n");
+    assert_watched(&repo, &watched, 1);
+}

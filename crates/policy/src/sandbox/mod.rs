@@ -795,18 +795,34 @@ mod tests {
     #[test]
     fn eval_and_import_do_not_compile() {
         let sandbox = Sandbox::default();
-        assert!(matches!(
-            sandbox.compile(r#"fn f() { eval("40 + 2") }"#),
-            Err(RunError::Script { .. })
-        ));
-        assert!(matches!(
-            sandbox.compile(r#"import "fs" as fs; fn f() { 1 }"#),
-            Err(RunError::Script { .. })
-        ));
-        assert!(matches!(
-            sandbox.compile(r#"fn f() { import "fs" as fs; 1 }"#),
-            Err(RunError::Script { .. })
-        ));
+        // Refused by name where they are written, not by some later error about the script.
+        for (source, message, column) in [
+            (
+                r#"fn f() { eval("40 + 2") }"#,
+                "reserved keyword 'eval' is disabled",
+                10,
+            ),
+            (
+                r#"import "fs" as fs; fn f() { 1 }"#,
+                "'import' is a reserved keyword",
+                1,
+            ),
+            (
+                r#"fn f() { import "fs" as fs; 1 }"#,
+                "'import' is a reserved keyword",
+                10,
+            ),
+        ] {
+            assert_eq!(
+                sandbox.compile(source).map(drop),
+                Err(RunError::Script {
+                    message: message.to_owned(),
+                    line: Some(1),
+                    column: Some(column),
+                }),
+                "{source}"
+            );
+        }
     }
 
     #[test]

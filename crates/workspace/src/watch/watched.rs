@@ -11,7 +11,7 @@ use super::sync::guard::Guard;
 use super::sync::update::{ChangeScope, update};
 use crate::error::WorkspaceError;
 use crate::repo::{self, OpenRepo};
-use crate::snapshot::{Scope, WorkspaceSnapshot, capture_with_cancel};
+use crate::snapshot::{Scope, WorkspaceSnapshot, capture_with_cancel, index_cache};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use pi_native_hooks_base::CancelToken;
 use std::collections::BTreeSet;
@@ -240,7 +240,8 @@ impl WatchedWorkspace {
 impl Inner {
     /// The snapshot from the watcher's events and how many paths it looked at, or why not.
     /// Every reason but a changed `HEAD`, index or staged rename also disarms the watcher (its
-    /// watch set may be incomplete).
+    /// watch set may be incomplete); a changed `HEAD` or index does too when the index now
+    /// tracks a file in a directory that is not watched.
     fn watched_capture(
         &mut self,
         open: &OpenRepo,
@@ -266,8 +267,17 @@ impl Inner {
         let guard = match guard.compare(open)? {
             Ok(guard) => guard,
             Err(reason) => {
-                // Changed ignore rules may change which directories need a watch.
-                if matches!(reason, FallbackReason::Rules { .. }) {
+                // Changed ignore rules may change which directories need a watch, and so may a
+                // new index entry: the walk watches an ignored directory once it holds a tracked
+                // file (`git add -f`), and only a new walk adds it.
+                let rewalk = match reason {
+                    FallbackReason::Rules { .. } => true,
+                    FallbackReason::HeadOrIndex { .. } => {
+                        armed.misses_tracked_dir(&*index_cache::load(open)?)
+                    }
+                    _ => false,
+                };
+                if rewalk {
                     self.disarm();
                 }
                 return Ok(Err(reason));
@@ -304,6 +314,31 @@ impl Inner {
 }
 
 impl Armed {
+    /// Whether an entry of `index` sits in an existing directory the watch set leaves out (one
+    /// the ignore rules kept out before it held a tracked file).
+    fn misses_tracked_dir(&self, index: &gix::index::State) -> bool {
+        let mut looked = BTreeSet::new();
+        for entry in index.entries() {
+            let Ok(path) = gix::path::from_bstr(entry.path(index)) else {
+                continue;
+            };
+            let Some(parent) = path.parent() else {
+                continue;
+            };
+            if self.dirs.contains(parent)
+                || !looked.insert(parent.to_path_buf())
+                || dirs::nested_root(&self.nested, parent).is_some()
+            {
+                continue;
+            }
+            if std::fs::symlink_metadata(self.workdir.join(parent)).is_ok_and(|meta| meta.is_dir())
+            {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The worktree-relative paths to look at for the reported absolute `paths`: a path inside
     /// a nested repository (or its `.git`) stands for the repository's root; `Err` when a rule
     /// file changed.
@@ -385,6 +420,7 @@ impl Armed {
                 }
             }
             if !is_dir {
+                let absent = std::fs::symlink_metadata(self.workdir.join(unit)).is_err();
                 if known {
                     let gone: Vec<PathBuf> = self
                         .dirs
@@ -400,7 +436,12 @@ impl Armed {
                     dirs::forget_below(&mut self.nested, unit);
                     nested.retain(|root| !root.starts_with(unit));
                 }
-                files.insert(unit.clone());
+                // A directory that is gone is no file of its own: a path-limited status of its
+                // path would report the directory `HEAD` has there as a deleted file. What was
+                // below it comes from the index (above) and the previous snapshot.
+                if !(known && absent) {
+                    files.insert(unit.clone());
+                }
                 continue;
             }
             dirs::forget_below(&mut self.dirs, unit);
@@ -492,10 +533,9 @@ fn arm(open: &OpenRepo, options: &WatchOptions) -> Result<Armed, FallbackReason>
     watcher
         .watch(&git_dir, RecursiveMode::NonRecursive)
         .map_err(error)?;
-    let index =
-        crate::snapshot::index_cache::load(open).map_err(|e| FallbackReason::WatcherError {
-            message: e.to_string(),
-        })?;
+    let index = index_cache::load(open).map_err(|e| FallbackReason::WatcherError {
+        message: e.to_string(),
+    })?;
     let found = dirs::walk(open, &index, Path::new(""), options.max_watches, false)
         .map_err(|error| walk_reason(error, options.max_watches))?;
     let mut dirs = BTreeSet::new();

@@ -1,15 +1,16 @@
 //! Owns the watched snapshot: the previous whole-worktree snapshot with the entries of the paths
 //! the watcher reported replaced by a path-limited status of those paths (a directory path covers
 //! everything below it, so a new untracked directory is walked and a deleted one drops its
-//! entries). `HEAD` and the index are unchanged since the previous snapshot (the guard checked),
-//! so no other path's status can have changed.
+//! entries), and of every path the previous snapshot listed in the scope. `HEAD` and the index
+//! are unchanged since the previous snapshot (the guard checked), so no other path's status can
+//! have changed.
 
 use super::super::status::FallbackReason;
 use crate::error::WorkspaceError;
 use crate::snapshot::fingerprint::fingerprint;
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_paths_with_cancel};
 use pi_native_hooks_base::CancelToken;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// What the watcher's events say changed: `scope` (worktree-relative paths, a directory covering everything below it)
@@ -30,9 +31,6 @@ pub(crate) fn update(
     changed: &ChangeScope,
     cancel: &CancelToken,
 ) -> Result<Result<WorkspaceSnapshot, FallbackReason>, WorkspaceError> {
-    if changed.files.is_empty() && changed.nested.is_empty() {
-        return Ok(Ok(previous.clone()));
-    }
     let scope = &changed.scope;
     for entry in previous.entries.values() {
         if let Some(source) = entry.source_path()
@@ -43,10 +41,26 @@ pub(crate) fn update(
             }));
         }
     }
+    // What the previous snapshot listed in the scope is looked at again, though the events may
+    // not name it: a staged deletion is in neither the index nor the worktree, so nothing else
+    // brings it back once its directory is recreated or moved.
+    let mut files = changed.files.clone();
+    let known: BTreeSet<&PathBuf> = changed.files.iter().chain(&changed.nested).collect();
+    let listed: Vec<PathBuf> = previous
+        .entries
+        .keys()
+        .filter(|path| scope.contains(path))
+        .map(|path| previous.worktree_root.join(path))
+        .filter(|path| !known.contains(path))
+        .collect();
+    files.extend(listed);
+    if files.is_empty() && changed.nested.is_empty() {
+        return Ok(Ok(previous.clone()));
+    }
     let mut entries = previous.entries.clone();
     entries.retain(|path, _| !scope.contains(path));
     let mut head = previous.head.clone();
-    for paths in [&changed.files, &changed.nested] {
+    for paths in [&files, &changed.nested] {
         if paths.is_empty() {
             continue;
         }
