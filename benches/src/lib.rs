@@ -299,17 +299,28 @@ pub fn markdown_report(
                     .filter(|(_, met)| !met)
                     .map(|(wave, _)| thousands(*wave))
                     .collect();
+                let unit_for = |waves: &[String]| {
+                    if waves == ["1"] {
+                        unit.trim_end_matches('s')
+                    } else {
+                        unit
+                    }
+                };
                 let scope = if ratio.target_waves.is_empty() {
                     String::new()
                 } else {
                     let waves: Vec<String> =
                         ratio.target_waves.iter().map(|w| thousands(*w)).collect();
-                    format!(" at {} {unit}", waves.join(", "))
+                    format!(" at {} {}", waves.join(", "), unit_for(&waves))
                 };
                 if missed.is_empty() {
                     format!("{bound}{scope}: met")
                 } else {
-                    format!("{bound}{scope}: **missed** at {} {unit}", missed.join(", "))
+                    format!(
+                        "{bound}{scope}: **missed** at {} {}",
+                        missed.join(", "),
+                        unit_for(&missed)
+                    )
                 }
             }
         };
