@@ -270,34 +270,46 @@ fn facts_of_name(dir: BorrowedFd<'_>, name: &OsStr, path: &Path) -> Result<Facts
         .map_err(|errno| os_error(path, errno))
 }
 
-/// A file or directory of the config root: owned by the user, not group- or world-writable.
-fn check_owned(path: &Path, facts: &Facts) -> Result<(), TrustError> {
-    let path = path.to_path_buf();
-    CONFIG
-        .check(facts.uid, facts.mode)
-        .map_err(|violation| match violation {
-            Violation::Owner { owner, current } => TrustError::NotOwned {
+/// Where a checked entry is, which decides the error that names it.
+#[derive(Clone, Copy)]
+enum Place {
+    /// The config root or an entry inside it.
+    Root,
+    /// A directory or link above the config root.
+    Above,
+}
+
+/// `facts` checked by `policy`, a violation named as the error of `place`.
+fn check_entry(path: &Path, facts: &Facts, policy: Policy, place: Place) -> Result<(), TrustError> {
+    policy.check(facts.uid, facts.mode).map_err(|violation| {
+        let path = path.to_path_buf();
+        match (place, violation) {
+            (Place::Root, Violation::Owner { owner, current }) => TrustError::NotOwned {
                 path,
                 owner,
                 current,
             },
-            Violation::Writable { mode } => TrustError::Writable { path, mode },
-        })
+            (Place::Above, Violation::Owner { owner, current }) => TrustError::AncestorNotOwned {
+                path,
+                owner,
+                current,
+            },
+            (Place::Root, Violation::Writable { mode }) => TrustError::Writable { path, mode },
+            (Place::Above, Violation::Writable { mode }) => {
+                TrustError::AncestorWritable { path, mode }
+            }
+        }
+    })
+}
+
+/// A file or directory of the config root: owned by the user, not group- or world-writable.
+fn check_owned(path: &Path, facts: &Facts) -> Result<(), TrustError> {
+    check_entry(path, facts, CONFIG, Place::Root)
 }
 
 /// What is above the config root, checked by `policy`.
 fn check_above(path: &Path, facts: &Facts, policy: Policy) -> Result<(), TrustError> {
-    let path = path.to_path_buf();
-    policy
-        .check(facts.uid, facts.mode)
-        .map_err(|violation| match violation {
-            Violation::Owner { owner, current } => TrustError::AncestorNotOwned {
-                path,
-                owner,
-                current,
-            },
-            Violation::Writable { mode } => TrustError::AncestorWritable { path, mode },
-        })
+    check_entry(path, facts, policy, Place::Above)
 }
 
 /// A directory or link above the config root: owned by root or the user.

@@ -80,12 +80,9 @@ fn top_level<'a>(text: &'a str, key: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
-/// The rule files in `rules/` (what the built-in pack embeds, see
-/// [`every_shipped_rule_file_is_embedded`]), keyed by fixture family and extension.
-fn shipped_rules() -> BTreeMap<(String, &'static str), ShippedRule> {
-    let mut rules = BTreeMap::new();
-    let dir = checkout().join("rules");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+/// The names of the entries of `rules/`, sorted.
+fn rule_file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("rules/ is readable")
         .map(|e| {
             e.expect("a rules/ entry")
@@ -93,13 +90,24 @@ fn shipped_rules() -> BTreeMap<(String, &'static str), ShippedRule> {
                 .to_string_lossy()
                 .into_owned()
         })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The rule files in `rules/` (what the built-in pack embeds, see
+/// [`every_shipped_rule_file_is_embedded`]), keyed by fixture family and extension.
+fn shipped_rules() -> BTreeMap<(String, &'static str), ShippedRule> {
+    let mut rules = BTreeMap::new();
+    let dir = checkout().join("rules");
+    let files: Vec<(String, String)> = rule_file_names(&dir)
+        .into_iter()
         .filter(|name| name.ends_with(".yml"))
         .map(|name| {
             let text = std::fs::read_to_string(dir.join(&name)).expect("a rule is readable");
             (name, text)
         })
         .collect();
-    files.sort();
     for (file, text) in &files {
         let id = top_level(text, "id").unwrap_or_else(|| panic!("rules/{file} has no `id:`"));
         let language = top_level(text, "language")
@@ -151,23 +159,7 @@ fn every_shipped_rule_has_a_valid_and_an_invalid_fixture() {
 /// What `check` prints for `findings` of the file `path` holding `text`, in the human form
 /// without colour, then, when a rule has a fix, the text `check --fix` writes.
 fn check_output(path: &str, text: &str, findings: &[Finding]) -> String {
-    let diagnostics: Vec<Diagnostic<'_>> = findings
-        .iter()
-        .map(|f| Diagnostic {
-            rule: &f.rule,
-            severity: f.severity,
-            path: &f.path,
-            line: f.range.start.line + 1,
-            column: f.range.start.column + 1,
-            end_line: f.range.end.line + 1,
-            end_column: f.range.end.column + 1,
-            message: &f.message,
-            note: f.note.as_deref(),
-            policy: None,
-            guidance: None,
-            replacement: f.fix.as_deref(),
-        })
-        .collect();
+    let diagnostics: Vec<Diagnostic<'_>> = findings.iter().map(Diagnostic::from).collect();
     let root = test_data("fixtures");
     let sources = |shown: &str| (shown == path).then(|| text.to_owned());
     let mut out = Vec::new();
@@ -296,16 +288,7 @@ fn generated_twin(family: &str, ts_file: &str, ts_text: &str) -> String {
 fn tsx_twins_are_generated_from_their_ts_rule_unless_they_differ() {
     let dir = checkout().join("rules");
     let update = std::env::var_os("UPDATE_RULE_TWINS").is_some_and(|v| v == "1");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .expect("rules/ is readable")
-        .map(|e| {
-            e.expect("a rules/ entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    names.sort();
+    let names = rule_file_names(&dir);
     let mut problems = Vec::new();
     for ts_file in &names {
         let Some(family) = ts_file.strip_suffix("-ts.yml") else {

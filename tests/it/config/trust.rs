@@ -7,9 +7,11 @@
 
 #![expect(clippy::unwrap_used, reason = "test helpers: a panic is a failed test")]
 
-use crate::support::ConfigRoot;
 use crate::support::cli::cli;
-use crate::support::config_root::write_private;
+use crate::support::config_root::{
+    NO_BANG_POLICY as POLICY, NO_BANG_RULE as RULE, build_no_bang_root_at as config_root,
+    write_private,
+};
 use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::trust::{TrustError, TrustedDir, check_dir};
@@ -22,10 +24,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-const RULE: &str = "id: no-bang\nlanguage: TypeScript\nseverity: warning\nmessage: no bang\nrule:\n  kind: non_null_expression\n";
-
-const POLICY: &str = "const ID = \"p\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"no-bang\"];\nfn evaluate(snapshot) { [] }\n";
-
 fn chmod(path: &Path, mode: u32) {
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
 }
@@ -35,15 +33,6 @@ fn temp() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let real = fs::canonicalize(dir.path()).unwrap();
     (dir, real)
-}
-
-/// A working config root at `root`: one rule, one policy.
-fn config_root(root: &Path) {
-    ConfigRoot::builder()
-        .file("sgconfig.yml", "ruleDirs:\n  - rules\n")
-        .file("rules/no-bang.yml", RULE)
-        .policy("p.rhai", POLICY)
-        .build_at(root);
 }
 
 fn root_source(root: &Path) -> ConfigSource {

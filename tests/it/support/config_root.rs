@@ -28,6 +28,23 @@ pub fn write_private(dir: &Path, relative: &str, text: &str) {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).expect("chmod a config file");
 }
 
+/// The rule of the smallest working root: `no-bang`, a non-null assertion.
+pub const NO_BANG_RULE: &str = "id: no-bang\nlanguage: TypeScript\nseverity: warning\nmessage: no bang\nrule:\n  kind: non_null_expression\n";
+
+/// The diagnostic policy `p` of the smallest working root, selecting `no-bang` and reporting
+/// nothing.
+pub const NO_BANG_POLICY: &str = "const ID = \"p\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"no-bang\"];\nfn evaluate(snapshot) { [] }\n";
+
+/// The smallest working config root at `root`: `sgconfig.yml`, [`NO_BANG_RULE`] and
+/// [`NO_BANG_POLICY`].
+pub fn build_no_bang_root_at(root: &Path) {
+    ConfigRoot::builder()
+        .file("sgconfig.yml", "ruleDirs:\n  - rules\n")
+        .file("rules/no-bang.yml", NO_BANG_RULE)
+        .policy("p.rhai", NO_BANG_POLICY)
+        .build_at(root);
+}
+
 /// A config root `pi-native-hooks` in a temporary directory (removed when dropped).
 pub struct ConfigRoot {
     _home: tempfile::TempDir,

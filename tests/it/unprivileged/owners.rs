@@ -4,8 +4,8 @@
 //! owner is "you" or root, so none of this can be seen there.
 
 use super::Foreign;
-use crate::support::ConfigRoot;
 use crate::support::cli::cli;
+use crate::support::config_root::build_no_bang_root_at as config_root;
 use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::ConfigSource;
@@ -13,18 +13,6 @@ use pi_native_hooks_config::trust::{TrustError, TrustedFile, check_dir};
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource};
 use pi_native_hooks_setup::doctor;
 use std::path::Path;
-
-const RULE: &str = "id: no-bang\nlanguage: TypeScript\nseverity: warning\nmessage: no bang\nrule:\n  kind: non_null_expression\n";
-
-const POLICY: &str = "const ID = \"p\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"ast-grep\";\nconst RULES = [\"no-bang\"];\nfn evaluate(snapshot) { [] }\n";
-
-fn config_root(root: &Path) {
-    ConfigRoot::builder()
-        .file("sgconfig.yml", "ruleDirs:\n  - rules\n")
-        .file("rules/no-bang.yml", RULE)
-        .policy("p.rhai", POLICY)
-        .build_at(root);
-}
 
 fn me() -> u32 {
     nix::unistd::geteuid().as_raw()

@@ -389,20 +389,7 @@ fn diagnostic<'a>(result: &CheckResult<'a>) -> Diagnostic<'a> {
             guidance: Some(&d.guidance),
             replacement: finding.and_then(|f| f.fix.as_deref()),
         },
-        CheckResult::Unreported(f) => Diagnostic {
-            rule: &f.rule,
-            severity: f.severity,
-            path: &f.path,
-            line: f.range.start.line + 1,
-            column: f.range.start.column + 1,
-            end_line: f.range.end.line + 1,
-            end_column: f.range.end.column + 1,
-            message: &f.message,
-            note: f.note.as_deref(),
-            policy: None,
-            guidance: None,
-            replacement: f.fix.as_deref(),
-        },
+        CheckResult::Unreported(f) => Diagnostic::from(f),
     }
 }
 

@@ -22,7 +22,7 @@ mod human;
 mod json;
 mod sarif;
 
-use pi_native_hooks_analysis::{FindingFix, Severity};
+use pi_native_hooks_analysis::{Finding, FindingFix, Severity};
 use pi_native_hooks_base::safe_open::{Beneath, Resolved};
 use std::io::{self, Read, Write};
 use std::path::{Component, Path, PathBuf};
@@ -128,6 +128,26 @@ pub struct Diagnostic<'a> {
     /// The rewrite when the rule carries a fix (`fix:`): the replaced range (which
     /// `expandStart`/`expandEnd` may widen beyond the match) and the text that replaces it.
     pub replacement: Option<&'a FindingFix>,
+}
+
+impl<'a> From<&'a Finding> for Diagnostic<'a> {
+    /// A finding no policy reported: the analyzer's 0-based positions made 1-based.
+    fn from(f: &'a Finding) -> Self {
+        Diagnostic {
+            rule: &f.rule,
+            severity: f.severity,
+            path: &f.path,
+            line: f.range.start.line + 1,
+            column: f.range.start.column + 1,
+            end_line: f.range.end.line + 1,
+            end_column: f.range.end.column + 1,
+            message: &f.message,
+            note: f.note.as_deref(),
+            policy: None,
+            guidance: None,
+            replacement: f.fix.as_deref(),
+        }
+    }
 }
 
 /// How many files a run looked at, for the human summary line.
