@@ -6,12 +6,12 @@
 // Then the release as a user gets it: `npm install -g pi-native-hooks` from that registry, and the
 // smoke test release.yml runs on every platform, against the installed command.
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { parseTriple, readNapiConfig } from "@napi-rs/cli";
+import { registerPublisher, startRegistry, stopRegistry } from "./local-registry.mjs";
 import { distTag } from "./version.mjs";
 
 const repo = resolve(import.meta.dirname, "..");
@@ -27,7 +27,7 @@ assert.ok(existsSync(addon), `${addon} is built (npm run build:addon)`);
 
 const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-release-"));
 const checkout = join(ROOT, "checkout");
-/** @type {import("node:child_process").ChildProcess | undefined} */
+/** @type {import("./local-registry.mjs").LocalRegistry | undefined} */
 let registry;
 /** @param {string} what */
 const step = (what) => console.error(`== release rehearsal: ${what}`);
@@ -91,8 +91,9 @@ try {
   run("napi", ["pre-publish", "-t", "npm", "--dry-run"], { env });
 
   step(`npm publish --access public under the dist-tag ${tag}, to a local registry`);
-  const url = await startRegistry();
-  const npmrc = await registerPublisher(url);
+  registry = await startRegistry(join(ROOT, "registry"));
+  const { url } = registry;
+  const npmrc = await registerPublisher(registry, ROOT);
   // As release.yml's publish step: `npm_config_tag` reaches both `npm publish` and the platform
   // packages' `npm publish` that `napi pre-publish` runs from the `prepublishOnly` script.
   const publishEnv = { ...env, npm_config_registry: url, npm_config_userconfig: npmrc, npm_config_tag: tag };
@@ -144,75 +145,7 @@ try {
   console.error(`== release rehearsal: FAILED: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 } finally {
-  if (registry && registry.exitCode === null) {
-    const exited = new Promise((done) => registry?.once("exit", done));
-    registry.kill("SIGTERM");
-    const timer = setTimeout(() => registry?.kill("SIGKILL"), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
+  await stopRegistry(registry);
   if (process.env.KEEP_REHEARSAL) console.error(`kept ${ROOT}`);
   else rmSync(ROOT, { recursive: true, force: true });
-}
-
-/**
- * Starts verdaccio on 127.0.0.1 with its storage in ROOT and no uplink (nothing reaches npmjs.org),
- * as bindings/test/registry.test.mjs does; waits up to 60 s. Sets `registry`.
- * @returns {Promise<string>} its URL
- */
-async function startRegistry() {
-  const dir = join(ROOT, "registry");
-  mkdirSync(dir);
-  const server = createServer();
-  await new Promise((done) => server.listen(0, "127.0.0.1", () => done(undefined)));
-  const address = server.address();
-  assert.ok(address && typeof address === "object", "a TCP server has a port");
-  await new Promise((done) => server.close(done));
-  const config = join(dir, "config.yaml");
-  writeFileSync(
-    config,
-    [
-      `storage: ${join(dir, "storage")}`,
-      `auth: { htpasswd: { file: ${join(dir, "htpasswd")} } }`,
-      "uplinks: {}",
-      "packages: { '**': { access: $all, publish: $authenticated } }",
-      "max_body_size: 200mb",
-      "log: { type: stdout, format: pretty, level: warn }",
-      "",
-    ].join("\n"),
-  );
-  const bin = join(repo, "node_modules", "verdaccio", "bin", "verdaccio");
-  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${address.port}`], { stdio: ["ignore", "pipe", "pipe"] });
-  registry = child;
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${address.port}/`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok) return url;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`verdaccio did not answer within 60 s:\n${output}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
-
-/** Registers a user on the local registry. @param {string} url @returns {Promise<string>} an npmrc with its token */
-async function registerPublisher(url) {
-  const response = await fetch(`${url}-/user/org.couchdb.user:publisher`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "publisher", password: "publisher-password", type: "user", roles: [] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  assert.equal(response.status, 201, "the registry registered the publisher");
-  /** @type {{ token: string }} */
-  const { token } = await response.json();
-  const npmrc = join(ROOT, "publisher.npmrc");
-  writeFileSync(npmrc, `${url.replace(/^http:/, "")}:_authToken=${token}\n`);
-  return npmrc;
 }

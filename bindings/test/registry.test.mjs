@@ -8,20 +8,20 @@
 // without its platform package) the extension says so in one line and Pi keeps running.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFile as execFileCallback, execFileSync, spawn } from "node:child_process";
+import { execFile as execFileCallback, execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { registerPublisher, startRegistry, stopRegistry } from "../../scripts/local-registry.mjs";
 import { problems, recordingUI } from "./ui.mjs";
 
 /**
  * @typedef {import("@earendil-works/pi-ai").TranscriptContext} TranscriptContext
  * @typedef {import("@earendil-works/pi-coding-agent").ExtensionError} ExtensionError
  * @typedef {import("./no-addon-session.mjs").SessionReport} SessionReport
- * @typedef {{ url: string, child: import("node:child_process").ChildProcess }} Registry
+ * @typedef {import("../../scripts/local-registry.mjs").LocalRegistry} Registry
  * @typedef {{ code: number, stdout: string, stderr: string }} RunResult
  */
 
@@ -119,86 +119,9 @@ async function run(file, args, options = {}) {
   }
 }
 
-/** @returns {Promise<number>} a TCP port free on 127.0.0.1 a moment ago */
-async function freePort() {
-  const server = createServer();
-  await new Promise((done) => server.listen(0, "127.0.0.1", () => done(undefined)));
-  const address = server.address();
-  assert.ok(address && typeof address === "object", "a TCP server has a port");
-  const { port } = address;
-  await new Promise((done) => server.close(done));
-  return port;
-}
-
-/**
- * Starts verdaccio on 127.0.0.1 with its storage and users in ROOT and no uplink; waits up to 60 s.
- * @returns {Promise<Registry>}
- */
-async function startRegistry() {
-  const dir = join(ROOT, "registry");
-  mkdirSync(dir);
-  const port = await freePort();
-  const config = join(dir, "config.yaml");
-  writeFileSync(
-    config,
-    [
-      `storage: ${join(dir, "storage")}`,
-      "auth:",
-      "  htpasswd:",
-      `    file: ${join(dir, "htpasswd")}`,
-      "uplinks: {}",
-      "packages:",
-      "  '**':",
-      "    access: $all",
-      "    publish: $authenticated",
-      "max_body_size: 200mb",
-      "log: { type: stdout, format: pretty, level: warn }",
-      "",
-    ].join("\n"),
-  );
-  const bin = join(PACKAGE, "node_modules", "verdaccio", "bin", "verdaccio");
-  const child = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${port}`], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  const url = `http://127.0.0.1:${port}/`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`verdaccio exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${url}-/ping`, { signal: AbortSignal.timeout(2_000) })).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`verdaccio did not answer within 60 s:\n${output}`);
-    }
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
-
-async function stopRegistry() {
-  if (!registry || registry.child.exitCode !== null) return;
-  const exited = new Promise((done) => registry.child.once("exit", done));
-  registry.child.kill("SIGTERM");
-  const timer = setTimeout(() => registry.child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 /** Publishes the tarballs as a user registered on the local registry. */
 async function publish() {
-  const user = await fetch(`${registry.url}-/user/org.couchdb.user:publisher`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: "publisher", password: "publisher-password", type: "user", roles: [] }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  assert.equal(user.status, 201, "the registry registered the publisher");
-  const { token } = await user.json();
-  const npmrc = join(ROOT, "publisher.npmrc");
-  writeFileSync(npmrc, `${registry.url.replace(/^http:/, "")}:_authToken=${token}\n`);
+  const npmrc = await registerPublisher(registry, ROOT);
   for (const tarball of tarballs) {
     const published = await run("npm", ["publish", join(ROOT, "packed", tarball), "--registry", registry.url], {
       env: userEnv({ npm_config_userconfig: npmrc }),
@@ -211,12 +134,12 @@ before(async () => {
   const packed = await run(join(PACKAGE, "scripts", "pack"), [join(ROOT, "packed")], { env: DEVELOPER_ENV, timeout: 1_800_000 });
   assert.equal(packed.code, 0, `scripts/pack failed:\n${packed.stderr}`);
   tarballs = packed.stdout.trim().split("\n");
-  registry = await startRegistry();
+  registry = await startRegistry(join(ROOT, "registry"));
   await publish();
 });
 
 after(async () => {
-  await stopRegistry();
+  await stopRegistry(registry);
   if (!process.env.KEEP_E2E) rmSync(ROOT, { recursive: true, force: true });
   assert.deepEqual(REAL_PATHS.map(stamp), realBefore, "the real ~/.pi and config root are untouched");
 });
