@@ -154,22 +154,15 @@ fn format_ratio(ratio: f64) -> String {
     }
 }
 
-/// The report printed after a run: each group's mean per wave size, then each ratio with its
-/// target verdict. `mean(group, wave)` returns the measured mean in nanoseconds.
+/// The text printed after a run: the Markdown table of [`markdown_report`] (or why there is
+/// none), how many of the targets that apply were met, and any estimate that could not be read.
+/// `mean(group, wave)` returns the measured mean in nanoseconds.
 pub fn report(
     groups: &[&str],
     waves: &[usize],
     ratios: &[Ratio],
     mean: impl Fn(&str, usize) -> Result<f64, NoEstimate>,
 ) -> String {
-    let mut out = String::new();
-    let measured = groups
-        .iter()
-        .any(|group| waves.iter().any(|&wave| mean(group, wave).is_ok()));
-    if !measured {
-        return "\nNothing was measured in this run (test mode or filtered out): no ratios."
-            .to_owned();
-    }
     let mut problems = Vec::new();
     let mut lookup = |group: &str, wave: usize| match mean(group, wave) {
         Ok(nanos) => Some(nanos),
@@ -179,54 +172,17 @@ pub fn report(
             None
         }
     };
-
-    let _ = writeln!(out, "\nMean time per wave (this run):");
-    let _ = write!(out, "{:>6}", "files");
-    for group in groups {
-        let _ = write!(out, "  {group:>18}");
-    }
-    let _ = writeln!(out);
-    for &wave in waves {
-        let _ = write!(out, "{wave:>6}");
-        for group in groups {
-            let cell = lookup(group, wave).map_or_else(|| "-".to_owned(), format_duration);
-            let _ = write!(out, "  {cell:>18}");
-        }
-        let _ = writeln!(out);
-    }
-
-    let _ = writeln!(out, "\nRatios of means (target in brackets):");
-    let mut verdicts = Vec::new();
-    for ratio in ratios {
-        let _ = writeln!(out, "  {} / {}", ratio.numerator, ratio.denominator);
-        for &wave in waves {
-            let (Some(top), Some(bottom)) = (
-                lookup(ratio.numerator, wave),
-                lookup(ratio.denominator, wave),
-            ) else {
-                let _ = writeln!(out, "{wave:>8} files: not measured in this run");
-                continue;
-            };
-            let value = top / bottom;
-            let verdict = ratio.applies_to(wave).map(|bound| {
-                let met = bound.holds(value);
-                verdicts.push(met);
-                format!("  [{bound}: {}]", if met { "met" } else { "MISSED" })
-            });
-            let _ = writeln!(
-                out,
-                "{wave:>8} files: {:>9}{}",
-                format_ratio(value),
-                verdict.unwrap_or_default()
-            );
-        }
-    }
-    let met = verdicts.iter().filter(|&&m| m).count();
-    let _ = writeln!(out, "\nTargets met: {met} of {}", verdicts.len());
+    let Some((table, met, targets)) = render(groups, waves, "files", ratios, &mut lookup) else {
+        return "\nNothing was measured in this run (test mode or filtered out): no ratios."
+            .to_owned();
+    };
+    let mut text = format!("\n{table}\nTargets met: {met} of {targets}\n");
+    problems.sort();
+    problems.dedup();
     for problem in problems {
-        let _ = writeln!(out, "warning: {problem}");
+        let _ = writeln!(text, "warning: {problem}");
     }
-    out
+    text
 }
 
 /// The same run as a Markdown table for the docs: one row per group with its mean per wave size,
@@ -239,13 +195,33 @@ pub fn markdown_report(
     ratios: &[Ratio],
     mean: impl Fn(&str, usize) -> Result<f64, NoEstimate>,
 ) -> Option<String> {
-    let lookup = |group: &str, wave: usize| mean(group, wave).ok();
-    if !groups
+    render(groups, waves, unit, ratios, &mut |group, wave| {
+        mean(group, wave).ok()
+    })
+    .map(|(table, _, _)| table)
+}
+
+/// The Markdown table of [`markdown_report`], with how many of the targets that apply were met.
+fn render(
+    groups: &[&str],
+    waves: &[usize],
+    unit: &str,
+    ratios: &[Ratio],
+    lookup: &mut dyn FnMut(&str, usize) -> Option<f64>,
+) -> Option<(String, usize, usize)> {
+    let means: Vec<Vec<Option<f64>>> = groups
         .iter()
-        .any(|group| waves.iter().any(|&wave| lookup(group, wave).is_some()))
-    {
+        .map(|group| waves.iter().map(|&wave| lookup(group, wave)).collect())
+        .collect();
+    if means.iter().flatten().all(Option::is_none) {
         return None;
     }
+    let mean_of = |group: &str, index: usize| {
+        groups
+            .iter()
+            .position(|g| *g == group)
+            .and_then(|g| means[g][index])
+    };
     let mut out = String::new();
     let mut header = String::new();
     for &wave in waves {
@@ -258,16 +234,17 @@ pub fn markdown_report(
     }
     let rule: String = waves.iter().map(|_| " ---: |").collect();
     let _ = writeln!(out, "| mean |{header}\n| --- |{rule}");
-    for group in groups {
+    for (group, row) in groups.iter().zip(&means) {
         let _ = write!(out, "| `{group}` |");
-        for &wave in waves {
-            let cell = lookup(group, wave).map_or_else(|| "—".to_owned(), format_duration);
+        for cell in row {
+            let cell = cell.map_or_else(|| "—".to_owned(), format_duration);
             let _ = write!(out, " {cell} |");
         }
         out.push('\n');
     }
+    let (mut met, mut targets) = (0, 0);
     if ratios.is_empty() {
-        return Some(out);
+        return Some((out, met, targets));
     }
     let _ = writeln!(
         out,
@@ -276,10 +253,10 @@ pub fn markdown_report(
     for ratio in ratios {
         let mut verdicts = Vec::new();
         let mut cells = String::new();
-        for &wave in waves {
+        for (index, &wave) in waves.iter().enumerate() {
             let (Some(top), Some(bottom)) = (
-                lookup(ratio.numerator, wave),
-                lookup(ratio.denominator, wave),
+                mean_of(ratio.numerator, index),
+                mean_of(ratio.denominator, index),
             ) else {
                 cells.push_str(" not measured |");
                 continue;
@@ -290,40 +267,9 @@ pub fn markdown_report(
             }
             let _ = write!(cells, " {} |", format_ratio(value));
         }
-        let target = match ratio.bound {
-            None => "—".to_owned(),
-            Some(bound) if verdicts.is_empty() => format!("{bound}: not measured"),
-            Some(bound) => {
-                let missed: Vec<String> = verdicts
-                    .iter()
-                    .filter(|(_, met)| !met)
-                    .map(|(wave, _)| thousands(*wave))
-                    .collect();
-                let unit_for = |waves: &[String]| {
-                    if waves == ["1"] {
-                        unit.trim_end_matches('s')
-                    } else {
-                        unit
-                    }
-                };
-                let scope = if ratio.target_waves.is_empty() {
-                    String::new()
-                } else {
-                    let waves: Vec<String> =
-                        ratio.target_waves.iter().map(|w| thousands(*w)).collect();
-                    format!(" at {} {}", waves.join(", "), unit_for(&waves))
-                };
-                if missed.is_empty() {
-                    format!("{bound}{scope}: met")
-                } else {
-                    format!(
-                        "{bound}{scope}: **missed** at {} {}",
-                        missed.join(", "),
-                        unit_for(&missed)
-                    )
-                }
-            }
-        };
+        targets += verdicts.len();
+        met += verdicts.iter().filter(|(_, held)| *held).count();
+        let target = target_verdict(ratio, &verdicts, unit);
         let _ = writeln!(
             out,
             "| `{}` / `{}` |{cells} {} |",
@@ -332,7 +278,44 @@ pub fn markdown_report(
             target.replace("<=", "≤").replace(">=", "≥")
         );
     }
-    Some(out)
+    Some((out, met, targets))
+}
+
+/// A ratio's target and its verdict at the wave sizes in `verdicts` (size, whether it held).
+fn target_verdict(ratio: &Ratio, verdicts: &[(usize, bool)], unit: &str) -> String {
+    match ratio.bound {
+        None => "—".to_owned(),
+        Some(bound) if verdicts.is_empty() => format!("{bound}: not measured"),
+        Some(bound) => {
+            let unit_for = |waves: &[String]| {
+                if waves == ["1"] {
+                    unit.trim_end_matches('s')
+                } else {
+                    unit
+                }
+            };
+            let missed: Vec<String> = verdicts
+                .iter()
+                .filter(|(_, held)| !held)
+                .map(|(wave, _)| thousands(*wave))
+                .collect();
+            let scope = if ratio.target_waves.is_empty() {
+                String::new()
+            } else {
+                let waves: Vec<String> = ratio.target_waves.iter().map(|w| thousands(*w)).collect();
+                format!(" at {} {}", waves.join(", "), unit_for(&waves))
+            };
+            if missed.is_empty() {
+                format!("{bound}{scope}: met")
+            } else {
+                format!(
+                    "{bound}{scope}: **missed** at {} {}",
+                    missed.join(", "),
+                    unit_for(&missed)
+                )
+            }
+        }
+    }
 }
 
 /// `12345` as `12,345`.
@@ -427,26 +410,33 @@ mod tests {
                 target_waves: &[1],
             },
         ];
-        let text = report(
-            &["engine", "parse-floor", "cli"],
-            &[1, 10],
-            &ratios,
-            |group, wave| match (group, wave) {
-                ("engine", 1) => Ok(1_100.0),
-                ("parse-floor", 1) => Ok(1_000.0),
-                ("cli", 1) => Ok(22_000.0),
-                ("engine", 10) => Ok(13_000.0),
-                ("parse-floor", 10) => Ok(10_000.0),
-                ("cli", 10) => Ok(50_000.0),
-                _ => Err(NoEstimate::NotMeasured),
-            },
+        let mean = |group: &str, wave: usize| match (group, wave) {
+            ("engine", 1) => Ok(1_100.0),
+            ("parse-floor", 1) => Ok(1_000.0),
+            ("cli", 1) => Ok(22_000.0),
+            ("engine", 10) => Ok(13_000.0),
+            ("parse-floor", 10) => Ok(10_000.0),
+            ("cli", 10) => Err(NoEstimate::Unreadable("cli/10: no mean".to_owned())),
+            _ => Err(NoEstimate::NotMeasured),
+        };
+        let groups = ["engine", "parse-floor", "cli"];
+        let text = report(&groups, &[1, 10], &ratios, mean);
+        let table = markdown_report(&groups, &[1, 10], "files", &ratios, mean).unwrap();
+        assert!(
+            table.contains(
+                "| `engine` / `parse-floor` | 1.10x | 1.30x | ≤ 1.2: **missed** at 10 files |"
+            ),
+            "{table}"
         );
-        assert!(text.contains("1.10x  [<= 1.2: met]"), "{text}");
-        assert!(text.contains("1.30x  [<= 1.2: MISSED]"), "{text}");
-        assert!(text.contains("20.00x  [>= 10: met]"), "{text}");
-        assert!(text.contains("3.85x\n"), "{text}");
+        assert!(
+            table.contains("| `cli` / `engine` | 20.00x | not measured | ≥ 10 at 1 file: met |"),
+            "{table}"
+        );
+        assert!(table.contains("| `cli` | 22.00 µs | — |"), "{table}");
+        assert!(table.contains("1.10 µs"), "{table}");
+        assert!(text.contains(&table), "{text}");
         assert!(text.contains("Targets met: 2 of 3"), "{text}");
-        assert!(text.contains("1.10 µs"), "{text}");
+        assert!(text.contains("warning: cli/10: no mean"), "{text}");
     }
 
     #[test]
