@@ -14,12 +14,35 @@ const bigints = (_key: string, value: unknown) =>
  *  (a cycle). */
 export function jsonSafe(value: unknown): unknown {
   if (value === undefined) return undefined;
+  // Most values are plain JSON already (a model's arguments, a write's text): hand them over as
+  // they are, so a large one is not serialised and parsed again on every event.
+  if (isPlainJson(value, 0)) return value;
   try {
     const text = JSON.stringify(value, bigints);
     return text === undefined ? undefined : JSON.parse(text);
   } catch {
     return undefined;
   }
+}
+
+/** How deep [`isPlainJson`] looks before leaving the value to the round trip (which also ends a cycle). */
+const PLAIN_DEPTH = 64;
+
+/** Whether `value` is JSON as it is: null, a boolean, a finite number, a string, or arrays and plain
+ *  objects of those, nothing `undefined`. Strings are not read, so the check costs one step per
+ *  value, not per character. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isPlainJson(value[index], depth + 1)) return false;
+    return true;
+  }
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
 }
 
 /** A call's arguments as a JSON object, or `undefined` when they are not one. */
