@@ -29,6 +29,9 @@ const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-release-"));
 const checkout = join(ROOT, "checkout");
 /** @type {import("./local-registry.mjs").LocalRegistry | undefined} */
 let registry;
+/** The longest any one command of the rehearsal may take (the slowest, `npm publish` of the seven
+ *  packages, takes seconds). */
+const COMMAND_TIMEOUT_MS = 300_000;
 /** @param {string} what */
 const step = (what) => console.error(`== release rehearsal: ${what}`);
 
@@ -39,7 +42,15 @@ const step = (what) => console.error(`== release rehearsal: ${what}`);
  * @returns {string}
  */
 function run(file, args, { cwd = checkout, env = process.env, capture = false } = {}) {
-  const stdout = execFileSync(file, args, { cwd, env, encoding: "utf8", stdio: ["ignore", capture ? "pipe" : process.stderr, process.stderr] });
+  // A hung command (a registry that stops answering, a lock) fails the rehearsal instead of CI's job.
+  const stdout = execFileSync(file, args, {
+    cwd,
+    env,
+    encoding: "utf8",
+    stdio: ["ignore", capture ? "pipe" : process.stderr, process.stderr],
+    timeout: COMMAND_TIMEOUT_MS,
+    killSignal: "SIGKILL",
+  });
   return capture ? stdout : "";
 }
 

@@ -144,12 +144,27 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FiguresError + '_ {
     }
 }
 
+/// An input that is neither a regular file nor a folder (a symlink, a FIFO): never read, since a
+/// FIFO would block the digest for ever.
+fn not_regular(path: &Path) -> FiguresError {
+    FiguresError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file or folder; a bench input must be one",
+        ),
+    }
+}
+
 /// Every file an input names, sorted: the file itself, or every file below a folder.
 fn input_files(root: &Path, input: &str) -> Result<Vec<PathBuf>, FiguresError> {
     let path = root.join(input);
-    let meta = std::fs::metadata(&path).map_err(io(&path))?;
-    if !meta.is_dir() {
+    let meta = std::fs::symlink_metadata(&path).map_err(io(&path))?;
+    if meta.is_file() {
         return Ok(vec![PathBuf::from(input)]);
+    }
+    if !meta.is_dir() {
+        return Err(not_regular(&path));
     }
     let mut files = Vec::new();
     let mut pending = vec![PathBuf::from(input)];
@@ -158,10 +173,13 @@ fn input_files(root: &Path, input: &str) -> Result<Vec<PathBuf>, FiguresError> {
         for entry in std::fs::read_dir(&absolute).map_err(io(&absolute))? {
             let entry = entry.map_err(io(&absolute))?;
             let relative = folder.join(entry.file_name());
-            if entry.file_type().map_err(io(&absolute))?.is_dir() {
+            let kind = entry.file_type().map_err(io(&absolute))?;
+            if kind.is_dir() {
                 pending.push(relative);
-            } else {
+            } else if kind.is_file() {
                 files.push(relative);
+            } else {
+                return Err(not_regular(&root.join(&relative)));
             }
         }
     }
@@ -329,6 +347,32 @@ mod tests {
             inputs_digest(dir.path(), &SCAN),
             Err(FiguresError::Io { .. })
         ));
+    }
+
+    #[test]
+    fn a_symlink_or_fifo_among_the_inputs_is_named_not_read() {
+        let dir = tree();
+        std::os::unix::fs::symlink("a.yml", dir.path().join("pack/link.yml")).unwrap();
+        let error = inputs_digest(dir.path(), &SCAN).unwrap_err().to_string();
+        assert!(
+            error.contains("pack/link.yml") && error.contains("not a regular file"),
+            "{error}"
+        );
+        std::fs::remove_file(dir.path().join("pack/link.yml")).unwrap();
+        nix::unistd::mkfifo(
+            &dir.path().join("bench.rs.fifo"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .unwrap();
+        let fifo = Section {
+            inputs: &["bench.rs.fifo"],
+            ..SCAN
+        };
+        let error = inputs_digest(dir.path(), &fifo).unwrap_err().to_string();
+        assert!(
+            error.contains("bench.rs.fifo") && error.contains("not a regular file"),
+            "{error}"
+        );
     }
 
     #[test]
