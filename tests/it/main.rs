@@ -49,6 +49,7 @@ mod config;
 
 mod analysis;
 mod policy;
+mod typescript;
 
 mod workspace;
 

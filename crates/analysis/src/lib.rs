@@ -21,6 +21,6 @@ pub use rules::{
     LoadedRules, RuleError, RuleLoad, RuleSet, SUPPORTED_LANGUAGES, language_of, load_rules,
     load_source,
 };
-pub use scan::{Analyzer, AnalyzerError, ScanLimits};
+pub use scan::{Analyzer, AnalyzerError, ScanLimits, read_repo_file};
 pub use snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};

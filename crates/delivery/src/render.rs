@@ -61,6 +61,9 @@ pub struct Warnings {
     /// Files that were skipped (too large, binary, over the file limit, unreadable) or whose
     /// findings were truncated.
     pub files_not_analyzed: usize,
+    /// Files whose type check did not answer in time, has no server, or was cut by the
+    /// dependents bound.
+    pub files_not_type_checked: usize,
     /// Problems coordinating the wave (missing events, timeouts, failed snapshots).
     pub coordinator_failures: usize,
 }
@@ -88,6 +91,11 @@ impl Warnings {
             self.files_not_analyzed,
             "file not fully analyzed",
             "files not fully analyzed",
+        );
+        count(
+            self.files_not_type_checked,
+            "file not type-checked",
+            "files not type-checked",
         );
         count(
             self.coordinator_failures,

@@ -9,15 +9,21 @@
 use super::options::SessionOptions;
 use super::state::{IdleReason, Session, SessionSetupError, SessionState};
 use crate::gate::worker::{GateState, Verifier};
+use crate::state::TypeCheckStatus;
 use crate::status::ConfigStatus;
+use pi_native_hooks_analysis::ScanLimits;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::Settings;
 use pi_native_hooks_setup::LoadedConfig;
+use pi_native_hooks_typescript::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
 use pi_native_hooks_verification::{GateConfig, VerificationGate};
 use pi_native_hooks_wave::{
-    AnalysisCoordinator, GitWorkspace, WaveAnalyzer, WaveConfig, WaveCoordinator,
+    AnalysisCoordinator, GitWorkspace, SnapshotSource, WaveAnalyzer, WaveConfig, WaveCoordinator,
 };
+use pi_native_hooks_workspace::RevisionTree;
+use std::path::PathBuf;
 use std::sync::Arc;
+use tokio::runtime::Handle;
 
 /// Threads for one wave's analysis: enough to use both cores of a small machine.
 const ANALYSIS_THREADS: usize = 2;
@@ -50,9 +56,13 @@ impl Session {
         }
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
+        let mut typescript = None;
         let session_state = if config.registry.is_active() {
             match start_coordinator(&options, &wave, &config) {
-                Ok(coordinator) => SessionState::Running(coordinator),
+                Ok((coordinator, status)) => {
+                    typescript = Some(status);
+                    SessionState::Running(coordinator)
+                }
                 Err(error) => SessionState::Idle(IdleReason::SetupFailed(error)),
             }
         } else {
@@ -79,6 +89,7 @@ impl Session {
             registry,
             rule_problems,
             state: session_state,
+            typescript,
             verifier,
             options,
         }
@@ -98,13 +109,55 @@ pub(super) fn gate_config(options: &SessionOptions, settings: &Settings) -> Gate
     }
 }
 
+/// The coordinator over the ast-grep analyzer and, unless `[typescript] enabled = false`, the
+/// project's TypeScript, with what the type check shows in the status.
 fn start_coordinator(
     options: &SessionOptions,
     wave: &WaveConfig,
     config: &LoadedConfig,
-) -> Result<WaveCoordinator, SessionSetupError> {
-    let analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(config.analyzer(ANALYSIS_THREADS)?)];
-    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
+) -> Result<(WaveCoordinator, TypeCheckStatus), SessionSetupError> {
     let workspace = GitWorkspace::probe(&options.cwd)?;
-    Ok(WaveCoordinator::new(wave.clone(), workspace, analysis)?)
+    let mut analyzers: Vec<Box<dyn WaveAnalyzer>> =
+        vec![Box::new(config.analyzer(ANALYSIS_THREADS)?)];
+    let settings = &config.settings.settings.typescript;
+    let status = if settings.enabled {
+        let root = workspace
+            .git_root()
+            .unwrap_or(options.cwd.as_path())
+            .to_path_buf();
+        let analyzer = TypeScriptAnalyzer::new(
+            &root,
+            Handle::current(),
+            TypeScriptLimits::from_settings(settings),
+            head_texts(root.clone(), ScanLimits::default().max_file_bytes),
+        );
+        let status = TypeCheckStatus::On(analyzer.status());
+        analyzers.push(Box::new(analyzer));
+        status
+    } else {
+        TypeCheckStatus::Disabled
+    };
+    let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
+    Ok((
+        WaveCoordinator::new(wave.clone(), workspace, analysis)?,
+        status,
+    ))
+}
+
+/// Each path's text at `HEAD` in the repository at `root` (none outside git, for a path `HEAD`
+/// lacks, or one that cannot be read): the "before" of a file the type check has never seen.
+fn head_texts(root: PathBuf, limit: u64) -> PriorTexts {
+    Box::new(move |paths: &[String]| match RevisionTree::head(&root) {
+        Ok(head) => paths
+            .iter()
+            .map(|path| {
+                head.read(path, limit)
+                    .contents()
+                    .ok()
+                    .flatten()
+                    .map(<[u8]>::to_vec)
+            })
+            .collect(),
+        Err(_) => vec![None; paths.len()],
+    })
 }

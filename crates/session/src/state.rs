@@ -30,7 +30,18 @@ pub struct Session {
     pub(super) rule_problems: Vec<RuleError>,
     /// Whether tool waves are observed.
     pub(super) state: SessionState,
+    /// What the type check shows in the status (`None` when no coordinator runs).
+    pub(super) typescript: Option<TypeCheckStatus>,
     pub(super) verifier: Arc<Verifier>,
+}
+
+/// The type check of a session: off by the settings, or the analyzer's published status.
+#[derive(Clone, Debug)]
+pub(crate) enum TypeCheckStatus {
+    /// `[typescript] enabled = false`.
+    Disabled,
+    /// The analyzer runs; its latest status.
+    On(pi_native_hooks_typescript::StatusHandle),
 }
 
 /// Whether a session observes tool waves: one state, never a coordinator and a reason at once.

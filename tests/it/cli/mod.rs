@@ -10,4 +10,5 @@ mod fix;
 mod output;
 mod parity;
 mod policy_commands;
+mod types;
 mod unconsumed;

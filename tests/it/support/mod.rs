@@ -16,6 +16,7 @@ pub mod monorepo;
 pub mod porcelain;
 pub mod repo;
 pub mod snapshot;
+pub mod typescript;
 pub mod wave;
 
 pub use config_root::ConfigRoot;

@@ -13,6 +13,7 @@
 //! directories are reported as [`SkipReason::NotRegular`].
 
 mod read;
+pub use read::regular_beneath as read_repo_file;
 
 use crate::rules::language_of;
 

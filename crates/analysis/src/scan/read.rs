@@ -7,11 +7,7 @@ use std::io::Read;
 
 /// Reads `<root>/<path>` if it resolves inside the root to a regular file, at most one byte
 /// past the size limit.
-pub(super) fn regular_beneath(
-    root: &Beneath,
-    path: &str,
-    limit: u64,
-) -> Result<Vec<u8>, SkipReason> {
+pub fn regular_beneath(root: &Beneath, path: &str, limit: u64) -> Result<Vec<u8>, SkipReason> {
     let (file, stat) = match root.open(path) {
         Ok(Resolved::Regular { file, stat, .. }) => (file, stat),
         Ok(Resolved::NotRegular { kind, via_symlink }) => {

@@ -53,6 +53,37 @@ pub enum SkipReason {
     /// A symlink met by a directory walk: like the ast-grep CLI's walk, a walk does not follow
     /// symlinks (name the file itself to analyze it).
     SymlinkNotFollowed,
+    /// The type check of the file was not answered within the wave's wait; it is asked again
+    /// with the next wave that reaches the type checker.
+    TypeCheckPending {
+        /// How long the wave waited, in milliseconds.
+        waited_ms: u64,
+    },
+    /// The file's project has no type check the analyzer can run now (its server failed to
+    /// start, crashed twice, or went over its memory budget).
+    TypeCheckUnavailable {
+        /// Why, naming the project.
+        why: String,
+    },
+    /// The file imports a changed file but was not re-checked: the wave had more dependents than
+    /// the analyzer checks at once.
+    DependentNotChecked {
+        /// The most dependents checked in one wave.
+        limit: usize,
+    },
+}
+
+impl SkipReason {
+    /// Whether this is one of the type checker's reasons: the file was read, but its type check
+    /// is incomplete.
+    pub fn is_type_check(&self) -> bool {
+        matches!(
+            self,
+            SkipReason::TypeCheckPending { .. }
+                | SkipReason::TypeCheckUnavailable { .. }
+                | SkipReason::DependentNotChecked { .. }
+        )
+    }
 }
 
 impl fmt::Display for SkipReason {
@@ -81,6 +112,15 @@ impl fmt::Display for SkipReason {
             SkipReason::DanglingSymlink => f.write_str("a symlink to nothing"),
             SkipReason::SymlinkNotFollowed => f.write_str(
                 "a symlink, not followed by a directory walk (name it to analyze its target)",
+            ),
+            SkipReason::TypeCheckPending { waited_ms } => write!(
+                f,
+                "type check not answered within {waited_ms} ms (asked again with the next wave)"
+            ),
+            SkipReason::TypeCheckUnavailable { why } => write!(f, "no type check: {why}"),
+            SkipReason::DependentNotChecked { limit } => write!(
+                f,
+                "imports a changed file but was not type-checked: over {limit} dependents in one wave"
             ),
         }
     }

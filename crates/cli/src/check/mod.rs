@@ -17,6 +17,7 @@ pub mod fix;
 pub(crate) mod new_since;
 pub(crate) mod staged;
 pub(crate) mod targets;
+pub(crate) mod types;
 
 use super::{ExitStatus, Output};
 use crate::format::{self, Clean, ColorChoice, Diagnostic, ErrorOn, Format, Summary};
@@ -127,6 +128,11 @@ pub(crate) struct CheckArgs {
     /// still printed.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Also report the type errors of the project's own TypeScript (7 or later, from the nearest
+    /// tsconfig.json's node_modules) in the checked files and the files that import them; with
+    /// --new-since, only the type errors introduced since REV.
+    #[arg(long, conflicts_with_all = ["staged", "fix"])]
+    pub types: bool,
 }
 
 /// Runs `check` from `cwd`.
@@ -187,8 +193,32 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
     };
     let registry = &config.registry;
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
+    let typed = if args.types {
+        let rev = rev.as_ref().zip(args.new_since.as_deref());
+        match types::run(
+            &root,
+            &snapshot,
+            rev,
+            &config.settings.settings.typescript,
+            registry,
+        ) {
+            Ok(typed) => {
+                for off in &typed.off {
+                    out.warn(&format!("no type check for {}", escape(off)));
+                }
+                Some(typed)
+            }
+            Err(error) => return out.fail(&error.to_string()),
+        }
+    } else {
+        None
+    };
     let present = rev.map(|rev| {
-        let present = new_since::present_at(&rev, &analyzer, &snapshot);
+        let mut present = new_since::present_at(&rev, &analyzer, &snapshot);
+        if let Some(typed) = typed.as_ref().and_then(|t| t.present.as_ref()) {
+            present.old.extend(typed.old.iter().cloned());
+            present.unjudged.extend(typed.unjudged.iter().cloned());
+        }
         for (path, reason) in &present.unjudged {
             out.warn(&format!(
                 "{}: cannot compare with {}: {}; all of its findings are reported",
@@ -216,6 +246,13 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
         .as_ref()
         .is_some_and(|fixed| !fixed.problems.is_empty());
     let say_clean = (!(args.quiet || broken || fix_failed)).then_some(started);
+    let (snapshot, run) = match typed {
+        Some(typed) => (
+            types::merged(snapshot, &typed.snapshot),
+            types::merged_run(run, typed.run),
+        ),
+        None => (snapshot, run),
+    };
     let status = report(
         &snapshot,
         &run,

@@ -48,6 +48,24 @@ pub const DEFAULT_TREE_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 pub const TREE_CACHE_BYTES_BOUNDS: (i64, i64) = (0, 1024 * 1024 * 1024);
 /// The most tools `tools.read_only` may list.
 pub(crate) const MAX_READ_ONLY_TOOLS: usize = 256;
+/// The default `[typescript] wait_ms`: how long a wave's block waits for type findings. A warm
+/// TypeScript 7 server answers a one-file edit in tens of milliseconds; a cold one takes longer
+/// and is delivered with a later wave.
+pub const DEFAULT_TYPESCRIPT_WAIT_MS: u64 = 1_500;
+/// `[typescript] wait_ms` bounds (0 never waits: every type finding comes with a later wave).
+pub(crate) const TYPESCRIPT_WAIT_MS_BOUNDS: (i64, i64) = (0, 60_000);
+/// The default `[typescript] max_servers`.
+pub const DEFAULT_TYPESCRIPT_MAX_SERVERS: usize = 4;
+/// `[typescript] max_servers` bounds.
+pub(crate) const TYPESCRIPT_MAX_SERVERS_BOUNDS: (i64, i64) = (1, 32);
+/// The default `[typescript] max_dependents`.
+pub const DEFAULT_TYPESCRIPT_MAX_DEPENDENTS: usize = 50;
+/// `[typescript] max_dependents` bounds.
+pub(crate) const TYPESCRIPT_MAX_DEPENDENTS_BOUNDS: (i64, i64) = (0, 1_000);
+/// The default `[typescript] max_server_memory_mib`.
+pub const DEFAULT_TYPESCRIPT_MAX_SERVER_MEMORY_MIB: u64 = 2_048;
+/// `[typescript] max_server_memory_mib` bounds.
+pub(crate) const TYPESCRIPT_MAX_SERVER_MEMORY_MIB_BOUNDS: (i64, i64) = (64, 65_536);
 /// The most `[[tools.shell]]` entries.
 pub(crate) const MAX_SHELL_TOOLS: usize = 64;
 /// The longest tool name, in bytes.
@@ -87,6 +105,40 @@ pub struct Settings {
     /// command run), with where their exit code is found. `bash` itself reads
     /// `structuredContent.exit_code` unless redeclared here.
     pub shell_tools: BTreeMap<String, ExitCodeSource>,
+    /// `[typescript]`: the project's own TypeScript as a second analyzer.
+    pub typescript: TypeScriptSettings,
+}
+
+/// The settings of the TypeScript analyzer (`[typescript]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeScriptSettings {
+    /// `enabled`: ask the project's TypeScript for type errors (on by default wherever the
+    /// project has TypeScript 7 or later installed).
+    pub enabled: bool,
+    /// `wait_ms`: how long a wave's block waits for type findings; what arrives later comes with
+    /// a later wave.
+    pub wait: Duration,
+    /// `max_servers`: language servers running at once (one per project); the least recently
+    /// used one stops for a new one.
+    pub max_servers: usize,
+    /// `max_dependents`: unchanged files that import a changed one, re-checked per wave; those
+    /// beyond are named as not checked.
+    pub max_dependents: usize,
+    /// `max_server_memory_mib`: a server over this resident memory is stopped and its project's
+    /// type check reported unavailable.
+    pub max_server_memory_mib: u64,
+}
+
+impl Default for TypeScriptSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            wait: Duration::from_millis(DEFAULT_TYPESCRIPT_WAIT_MS),
+            max_servers: DEFAULT_TYPESCRIPT_MAX_SERVERS,
+            max_dependents: DEFAULT_TYPESCRIPT_MAX_DEPENDENTS,
+            max_server_memory_mib: DEFAULT_TYPESCRIPT_MAX_SERVER_MEMORY_MIB,
+        }
+    }
 }
 
 impl Default for Settings {
@@ -98,6 +150,7 @@ impl Default for Settings {
             tree_cache_bytes: DEFAULT_TREE_CACHE_BYTES,
             read_only_tools: BTreeSet::new(),
             shell_tools: BTreeMap::new(),
+            typescript: TypeScriptSettings::default(),
         }
     }
 }
@@ -141,6 +194,16 @@ impl fmt::Display for Settings {
             self.diagnostic_block.max_line_chars
         )?;
         writeln!(f, "  analysis.tree_cache_bytes = {}", self.tree_cache_bytes)?;
+        let ts = &self.typescript;
+        writeln!(
+            f,
+            "  typescript.enabled = {}, wait_ms = {}, max_servers = {}, max_dependents = {}, max_server_memory_mib = {}",
+            ts.enabled,
+            ts.wait.as_millis(),
+            ts.max_servers,
+            ts.max_dependents,
+            ts.max_server_memory_mib
+        )?;
         let read_only: Vec<&str> = self.read_only_tools.iter().map(String::as_str).collect();
         writeln!(
             f,

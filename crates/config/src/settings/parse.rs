@@ -5,7 +5,9 @@ use super::{
     BLOCK_MAX_LINE_CHARS_BOUNDS, BLOCK_MAX_TOKENS_BOUNDS, CONTINUATION_CAP_BOUNDS, ExitCodePattern,
     ExitCodeSource, KeyFault, MAX_FIELD_DEPTH, MAX_READ_ONLY_TOOLS, MAX_SHELL_TOOLS, OWN_TOOL,
     ResultField, ResultPart, Settings, SettingsProblem, TREE_CACHE_BYTES_BOUNDS,
-    WAVE_TIMEOUT_MS_BOUNDS, WRITING_TOOLS, tool_name_fault,
+    TYPESCRIPT_MAX_DEPENDENTS_BOUNDS, TYPESCRIPT_MAX_SERVER_MEMORY_MIB_BOUNDS,
+    TYPESCRIPT_MAX_SERVERS_BOUNDS, TYPESCRIPT_WAIT_MS_BOUNDS, WAVE_TIMEOUT_MS_BOUNDS,
+    WRITING_TOOLS, tool_name_fault,
 };
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,7 @@ const KNOWN: &[(&str, &[&str])] = &[
             "diagnostic_block",
             "analysis",
             "tools",
+            "typescript",
         ],
     ),
     ("verification", &["continuation_cap"]),
@@ -30,6 +33,16 @@ const KNOWN: &[(&str, &[&str])] = &[
     ("diagnostic_block", &["max_tokens", "max_line_chars"]),
     ("analysis", &["tree_cache_bytes"]),
     ("tools", &["read_only", "shell"]),
+    (
+        "typescript",
+        &[
+            "enabled",
+            "wait_ms",
+            "max_servers",
+            "max_dependents",
+            "max_server_memory_mib",
+        ],
+    ),
     (
         "tools.shell[]",
         &["name", "exit_code_field", "exit_code_pattern"],
@@ -109,6 +122,9 @@ pub(super) fn parse(path: &Path, text: &str) -> (Settings, Vec<SettingsProblem>)
         )
     {
         settings.tree_cache_bytes = bytes.unsigned_abs();
+    }
+    if let Some(table) = reader.table(top, "", "typescript") {
+        reader.typescript(table, &mut settings);
     }
     if let Some(tools) = reader.table(top, "", "tools") {
         reader.shell_tools(tools, &mut settings);
@@ -210,6 +226,51 @@ impl Reader<'_> {
                 self.problem(value, &key, fault);
                 None
             }
+        }
+    }
+
+    fn typescript(&mut self, table: &DeTable<'_>, settings: &mut Settings) {
+        let typescript = &mut settings.typescript;
+        if let Some(enabled) = self.bool(table, "typescript", "enabled") {
+            typescript.enabled = enabled;
+        }
+        if let Some(ms) = self.int(table, "typescript", "wait_ms", TYPESCRIPT_WAIT_MS_BOUNDS) {
+            typescript.wait = Duration::from_millis(ms.unsigned_abs());
+        }
+        if let Some(n) = self.int(
+            table,
+            "typescript",
+            "max_servers",
+            TYPESCRIPT_MAX_SERVERS_BOUNDS,
+        ) {
+            typescript.max_servers = usize::try_from(n).unwrap_or(typescript.max_servers);
+        }
+        if let Some(n) = self.int(
+            table,
+            "typescript",
+            "max_dependents",
+            TYPESCRIPT_MAX_DEPENDENTS_BOUNDS,
+        ) {
+            typescript.max_dependents = usize::try_from(n).unwrap_or(typescript.max_dependents);
+        }
+        if let Some(n) = self.int(
+            table,
+            "typescript",
+            "max_server_memory_mib",
+            TYPESCRIPT_MAX_SERVER_MEMORY_MIB_BOUNDS,
+        ) {
+            typescript.max_server_memory_mib = n.unsigned_abs();
+        }
+    }
+
+    /// The boolean at `table.name`.
+    fn bool(&mut self, table: &DeTable<'_>, prefix: &str, name: &str) -> Option<bool> {
+        let value = table.get(name)?;
+        if let DeValue::Boolean(b) = value.get_ref() {
+            Some(*b)
+        } else {
+            self.type_problem(value, &join(prefix, name), "a boolean");
+            None
         }
     }
 

@@ -8,12 +8,14 @@
 //! terminal.
 
 use crate::state::Session;
+use crate::state::TypeCheckStatus;
 use crate::status::{
     AnalyzerStatus, ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus,
     VerificationStatus,
 };
 use pi_native_hooks_analysis::TreeCacheStats;
 use pi_native_hooks_base::{escape, escape_lines};
+use pi_native_hooks_typescript::{ProjectState, TypeScriptStatus};
 use pi_native_hooks_verification::Timestamp;
 use pi_native_hooks_wave::{WaveCoordinator, WaveTotals};
 use pi_native_hooks_workspace::{WatchState, WatchStatus};
@@ -39,6 +41,9 @@ pub struct SessionReport {
     pub totals: WaveTotals,
     /// The workspace watcher behind whole-worktree (`bash`) snapshots, when there is one.
     pub watcher: Option<WatchStatus>,
+    /// The type check: its projects and servers, or why it is off (`None` when no wave is
+    /// observed).
+    pub typescript: Option<TypeScriptStatus>,
 }
 
 impl Session {
@@ -91,6 +96,18 @@ impl Session {
                 .state
                 .coordinator()
                 .and_then(WaveCoordinator::watch_status),
+            typescript: self.typescript_status(),
+        }
+    }
+
+    /// The type check's latest status; off, with the reason, when the settings turn it off.
+    fn typescript_status(&self) -> Option<TypeScriptStatus> {
+        match self.typescript.as_ref()? {
+            TypeCheckStatus::On(handle) => Some(handle.get()),
+            TypeCheckStatus::Disabled => Some(TypeScriptStatus {
+                disabled: Some("[typescript] enabled = false in settings.toml".to_owned()),
+                ..TypeScriptStatus::default()
+            }),
         }
     }
 
@@ -208,7 +225,10 @@ impl Session {
                 || !self.registry.problems().is_empty()
                 || published.analyzers.iter().any(|a| a.last_error.is_some())
                 || !published.policy_failures.is_empty()
-                || totals.coordinator_failures > 0,
+                || totals.coordinator_failures > 0
+                || self
+                    .typescript_status()
+                    .is_some_and(|status| status.is_degraded()),
         }
     }
 }
@@ -356,6 +376,9 @@ pub fn render_status(status: &SessionReport) -> String {
     if let Some(watcher) = &status.watcher {
         render_watcher(&mut out, watcher);
     }
+    if let Some(typescript) = &status.typescript {
+        render_typescript(&mut out, typescript);
+    }
     for analyzer in &hooks.analyzers {
         render_analyzer(&mut out, analyzer);
     }
@@ -370,6 +393,64 @@ pub fn render_status(status: &SessionReport) -> String {
         put(&mut out, format_args!("state warning: {warning}"));
     }
     out
+}
+
+/// The type check: off and why, or each project met with its server's state.
+fn render_typescript(out: &mut String, status: &TypeScriptStatus) {
+    if let Some(reason) = &status.disabled {
+        put(out, format_args!("type check: off ({reason})"));
+        return;
+    }
+    if status.projects.is_empty() {
+        put(
+            out,
+            format_args!(
+                "type check: no TypeScript project met yet (a server starts at the first change to a file under a tsconfig.json or jsconfig.json)"
+            ),
+        );
+    }
+    for project in &status.projects {
+        let version = project
+            .version
+            .as_deref()
+            .map_or_else(String::new, |v| format!("TypeScript {v}, "));
+        let state = match &project.state {
+            ProjectState::Starting => "starting".to_owned(),
+            ProjectState::Running {
+                pid,
+                memory_bytes,
+                open_documents,
+            } => format!(
+                "running (pid {}, {}, {open_documents} open documents)",
+                pid.map_or_else(|| "?".to_owned(), |p| p.to_string()),
+                memory_bytes.map_or_else(|| "memory unknown".to_owned(), byte_size)
+            ),
+            ProjectState::Stopped => "stopped (starts again at the next change)".to_owned(),
+            ProjectState::Off { reason } => format!("off: {reason}"),
+            ProjectState::Degraded { reason } => format!("degraded: {reason}"),
+        };
+        let restarts = if project.restarts > 0 {
+            format!(", restarted {} time(s)", project.restarts)
+        } else {
+            String::new()
+        };
+        put(
+            out,
+            format_args!(
+                "type check: {}: {version}{state}{restarts}",
+                project.config.display()
+            ),
+        );
+    }
+    if status.pending > 0 {
+        put(
+            out,
+            format_args!(
+                "type check: {} files pending (asked again with the next wave)",
+                status.pending
+            ),
+        );
+    }
 }
 
 /// One analyzer's runs and health, the trees it holds and the files it could not analyze.

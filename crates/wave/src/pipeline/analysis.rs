@@ -19,6 +19,7 @@ use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use pi_native_hooks_policy::{CheckResult, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
+use pi_native_hooks_typescript::TypeScriptAnalyzer;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
@@ -65,6 +66,27 @@ pub trait WaveAnalyzer: Send {
     /// it holds anything at all.
     fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
         None
+    }
+}
+
+impl WaveAnalyzer for TypeScriptAnalyzer {
+    fn key(&self) -> &AnalyzerKey {
+        TypeScriptAnalyzer::key(self)
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        TypeScriptAnalyzer::handles(self, path)
+    }
+
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        TypeScriptAnalyzer::scan(self, root, paths)
+    }
+
+    /// The "before" the wave's own check found (the server's answer with the changed files as
+    /// they were); the bytes are not needed, the server judged the same text.
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        let _ = bytes;
+        TypeScriptAnalyzer::findings_in(self, path)
     }
 }
 
@@ -237,7 +259,15 @@ impl WaveAnalysis {
                 .iter()
                 .map(|f| f.policy.as_str())
                 .collect();
-            for path in &run.request.paths {
+            // The snapshot's paths: the requested ones, and any the analyzer added (the
+            // TypeScript analyzer's dependents).
+            let paths: BTreeSet<&String> = run
+                .request
+                .paths
+                .iter()
+                .chain(&run.snapshot.paths)
+                .collect();
+            for path in paths {
                 let skipped = run
                     .snapshot
                     .skipped
@@ -270,8 +300,8 @@ impl WaveAnalysis {
             .count()
     }
 
-    /// Files skipped for a reason other than having been deleted, plus runs whose findings were
-    /// truncated.
+    /// Files skipped for a reason other than having been deleted or an incomplete type check,
+    /// plus runs whose findings were truncated.
     pub fn files_not_analyzed(&self) -> usize {
         self.runs
             .iter()
@@ -280,11 +310,21 @@ impl WaveAnalysis {
                     .snapshot
                     .skipped
                     .iter()
-                    .filter(|s| s.reason != SkipReason::Vanished)
+                    .filter(|s| s.reason != SkipReason::Vanished && !s.reason.is_type_check())
                     .count();
                 skipped + usize::from(r.snapshot.omitted_findings > 0)
             })
             .sum()
+    }
+
+    /// Files whose type check is incomplete (pending, unavailable, or cut by the dependents
+    /// bound).
+    pub fn files_not_type_checked(&self) -> usize {
+        self.runs
+            .iter()
+            .flat_map(|r| &r.snapshot.skipped)
+            .filter(|s| s.reason.is_type_check())
+            .count()
     }
 }
 

@@ -245,6 +245,7 @@ fn deliver<W: SnapshotSource>(
         policy_failures: analysis.policy_failures(),
         analyzer_failures: analysis.analyzer_failures(),
         files_not_analyzed: analysis.files_not_analyzed(),
+        files_not_type_checked: analysis.files_not_type_checked(),
         coordinator_failures: earlier_failures.len() + released.failures.len(),
     };
     let diagnostics: Vec<&PolicyDiagnostic> = fresh.iter().map(|k| &k.diagnostic).collect();

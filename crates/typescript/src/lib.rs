@@ -1,0 +1,28 @@
+//! The project's own TypeScript as a second analyzer: for the TypeScript (and, where the project
+//! checks them, JavaScript) files a wave changed, and the unchanged files that import them, the
+//! type errors the project's TypeScript language server reports, as findings of the
+//! `typescript:project` analyzer in the same kind of immutable snapshot the ast-grep analyzer
+//! produces.
+//!
+//! - [`install`]: which project a file belongs to and which TypeScript it has installed.
+//! - `server`: one language server (`tsc --lsp --stdio`, TypeScript 7 or later) over async-lsp.
+//! - `imports`: the reverse import index that finds the dependents of a change.
+//! - `convert`: diagnostics to findings (codes, positions, the identity that is compared).
+//! - [`analyzer`]: the analyzer a wave runs, with the before/after comparison's "before" and
+//!   every bound (wait, servers, dependents, memory, output).
+
+pub mod analyzer;
+mod convert;
+mod imports;
+pub mod install;
+mod server;
+mod status;
+
+pub use analyzer::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
+pub use convert::TYPE_ERROR_GUIDANCE;
+pub use install::{Installed, Project, ProjectLookup, Unavailable};
+pub use server::ServerError;
+pub use status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
+
+/// The analyzer key of the project's TypeScript.
+pub const ANALYZER_KEY: &str = "typescript:project";

@@ -1,0 +1,201 @@
+//! What the analyzer reports for real edits: before and after, per file, from the real server.
+
+use crate::support::typescript::{ts7_project, write};
+use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, SkipReason};
+use pi_native_hooks_typescript::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A runtime for the servers and an analyzer over `root`, whose "before" of a file it has never
+/// seen comes from `head` (path → text), as a session's comes from `HEAD`.
+pub(super) struct Harness {
+    pub runtime: tokio::runtime::Runtime,
+    pub analyzer: TypeScriptAnalyzer,
+    pub head: Arc<Mutex<HashMap<String, String>>>,
+}
+
+impl Harness {
+    pub(super) fn new(root: &Path, limits: TypeScriptLimits) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let head: Arc<Mutex<HashMap<String, String>>> = Arc::default();
+        let texts = Arc::clone(&head);
+        let prior: PriorTexts = Box::new(move |paths: &[String]| {
+            let head = texts.lock().expect("head");
+            paths
+                .iter()
+                .map(|p| head.get(p).map(|t| t.clone().into_bytes()))
+                .collect()
+        });
+        let analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior);
+        Self {
+            runtime,
+            analyzer,
+            head,
+        }
+    }
+
+    /// Records `text` as the `HEAD` version of `path` and writes it.
+    pub(super) fn commit(&self, root: &Path, path: &str, text: &str) {
+        write(root, path, text);
+        self.head
+            .lock()
+            .expect("head")
+            .insert(path.to_owned(), text.to_owned());
+    }
+}
+
+/// Generous enough for a cold server on a loaded machine: these tests are about what is found.
+pub(super) fn patient() -> TypeScriptLimits {
+    TypeScriptLimits {
+        wait: Duration::from_secs(60),
+        ..TypeScriptLimits::default()
+    }
+}
+
+pub(super) fn codes(findings: &[Finding], path: &str) -> Vec<(String, usize)> {
+    findings
+        .iter()
+        .filter(|f| f.path == path)
+        .map(|f| (f.rule.as_str().to_owned(), f.range.start.line + 1))
+        .collect()
+}
+
+pub(super) fn assert_complete(snapshot: &AnalysisSnapshot) {
+    assert!(
+        snapshot.skipped.is_empty(),
+        "every file was type-checked: {:?}",
+        snapshot.skipped
+    );
+}
+
+#[test]
+fn a_write_that_introduces_a_type_error_is_found_and_the_older_one_was_there_before() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let mut h = Harness::new(root, patient());
+    h.commit(
+        root,
+        "src/a.ts",
+        "export const old: string = 1;\nexport const ok = 2;\n",
+    );
+    write(
+        root,
+        "src/a.ts",
+        "export const old: string = 1;\nexport const ok = 2;\nconst n: number = \"s\";\nexport { n };\n",
+    );
+    let snapshot = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&snapshot);
+    assert_eq!(
+        codes(&snapshot.findings, "src/a.ts"),
+        vec![("TS2322".to_owned(), 1), ("TS2322".to_owned(), 3)]
+    );
+    assert!(
+        snapshot.findings[1]
+            .message
+            .contains("'string' is not assignable to type 'number'")
+    );
+    let before = h.analyzer.findings_in("src/a.ts").expect("before judged");
+    assert_eq!(codes(&before, "src/a.ts"), vec![("TS2322".to_owned(), 1)]);
+    assert_eq!(before[0].text_hash, snapshot.findings[0].text_hash);
+}
+
+#[test]
+fn changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_wave() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let mut h = Harness::new(root, patient());
+    h.commit(
+        root,
+        "src/a.ts",
+        "export function f(x: number): number {\n  return x;\n}\n",
+    );
+    h.commit(
+        root,
+        "src/b.ts",
+        "import { f } from \"./a.js\";\n\nexport const y = f(1);\n",
+    );
+    h.commit(root, "src/c.ts", "export const unrelated = 1;\n");
+    write(
+        root,
+        "src/a.ts",
+        "export function f(x: string): number {\n  return x.length;\n}\n",
+    );
+    let snapshot = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&snapshot);
+    assert_eq!(snapshot.paths, vec!["src/a.ts", "src/b.ts"]);
+    assert_eq!(
+        codes(&snapshot.findings, "src/b.ts"),
+        vec![("TS2345".to_owned(), 3)]
+    );
+    assert!(codes(&snapshot.findings, "src/a.ts").is_empty());
+    assert_eq!(h.analyzer.findings_in("src/b.ts"), Some(Vec::new()));
+}
+
+#[test]
+fn a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let mut h = Harness::new(root, patient());
+    h.commit(root, "src/a.ts", "export const bad: number = \"s\";\n");
+    write(
+        root,
+        "src/a.ts",
+        "// a comment\n\nexport const bad: number = \"s\";\n",
+    );
+    let first = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&first);
+    let before = h.analyzer.findings_in("src/a.ts").expect("before");
+    assert_eq!(codes(&before, "src/a.ts"), vec![("TS2322".to_owned(), 1)]);
+    assert_eq!(
+        codes(&first.findings, "src/a.ts"),
+        vec![("TS2322".to_owned(), 3)]
+    );
+    assert_eq!(before[0].text_hash, first.findings[0].text_hash);
+
+    // A second wave: the server's previous answer is the before, reused without asking again.
+    write(root, "src/clean.ts", "export const fine = 1;\n");
+    let clean = h.analyzer.scan(root, &["src/clean.ts".to_owned()]);
+    assert_complete(&clean);
+    assert!(clean.findings.is_empty());
+    assert_eq!(h.analyzer.findings_in("src/clean.ts"), Some(Vec::new()));
+}
+
+#[test]
+fn a_deleted_file_is_named_vanished_and_its_importers_are_rechecked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let mut h = Harness::new(root, patient());
+    h.commit(root, "src/a.ts", "export const a = 1;\n");
+    h.commit(
+        root,
+        "src/b.ts",
+        "import { a } from \"./a.js\";\nexport const b = a;\n",
+    );
+    write(root, "src/a.ts", "export const a = 2;\n");
+    let first = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&first);
+    std::fs::remove_file(root.join("src/a.ts")).expect("remove");
+    let second = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_eq!(
+        second
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), &s.reason))
+            .collect::<Vec<_>>(),
+        vec![("src/a.ts", &SkipReason::Vanished)]
+    );
+    assert_eq!(
+        codes(&second.findings, "src/b.ts"),
+        vec![("TS2307".to_owned(), 1)]
+    );
+}
