@@ -148,16 +148,7 @@ fn start_coordinator(
 /// lacks, or one that cannot be read): the "before" of a file the type check has never seen.
 fn head_texts(root: PathBuf, limit: u64) -> PriorTexts {
     Box::new(move |paths: &[String]| match RevisionTree::head(&root) {
-        Ok(head) => paths
-            .iter()
-            .map(|path| {
-                head.read(path, limit)
-                    .contents()
-                    .ok()
-                    .flatten()
-                    .map(<[u8]>::to_vec)
-            })
-            .collect(),
+        Ok(head) => head.texts(paths, limit),
         Err(_) => vec![None; paths.len()],
     })
 }

@@ -97,6 +97,10 @@ impl Default for TypeScriptLimits {
     }
 }
 
+/// The files of one project a wave checks: the project, its changed files (with those carried
+/// from an earlier wave) and its carried dependents.
+type ProjectFiles = (Arc<Project>, Vec<String>, Vec<String>);
+
 /// One project's server, in whatever state it is.
 enum Slot {
     Starting {
@@ -262,8 +266,7 @@ impl TypeScriptAnalyzer {
                 return self.snapshot(outcome, started);
             }
         };
-        let mut groups: BTreeMap<PathBuf, (Arc<Project>, Vec<String>, Vec<String>)> =
-            BTreeMap::new();
+        let mut groups: BTreeMap<PathBuf, ProjectFiles> = BTreeMap::new();
         let carried: Vec<String> = self.carried_changed.keys().cloned().collect();
         let mut changed: BTreeSet<String> = paths.iter().cloned().collect();
         changed.extend(carried);
@@ -333,7 +336,8 @@ impl TypeScriptAnalyzer {
 
     #[expect(
         clippy::too_many_arguments,
-        reason = "one project's check: each argument is a different part of the wave"
+        clippy::too_many_lines,
+        reason = "one project's check, read top to bottom: each argument is a different part of the wave"
     )]
     async fn check_project(
         &mut self,
@@ -473,7 +477,8 @@ impl TypeScriptAnalyzer {
     /// The before and after of one project's files on its running `server`.
     #[expect(
         clippy::too_many_arguments,
-        reason = "one project's check: each argument is a different part of the wave"
+        clippy::too_many_lines,
+        reason = "before, then after, read top to bottom: each argument is a different part of the wave"
     )]
     async fn check_with_server(
         &mut self,
@@ -541,7 +546,7 @@ impl TypeScriptAnalyzer {
                 deadline,
             )
             .await;
-            outcome.pulled += pulled.pulled;
+            outcome.pulled += pulled.asked;
             outcome.reused += pulled.reused;
             for (path, result) in pulled.results {
                 before.insert(path, result.ok());
@@ -579,7 +584,7 @@ impl TypeScriptAnalyzer {
         } else {
             Pulled::default()
         };
-        outcome.pulled += pulled.pulled;
+        outcome.pulled += pulled.asked;
         outcome.reused += pulled.reused;
         let mut results: HashMap<String, Result<Vec<Finding>, PullFailure>> =
             pulled.results.into_iter().collect();
@@ -875,6 +880,7 @@ impl TypeScriptAnalyzer {
                 version,
                 state,
                 restarts,
+                import_index_cut_at: self.indexes.get(config).and_then(|i| i.truncated_at),
             });
         }
         self.status.set(status);
@@ -938,7 +944,7 @@ enum PullFailure {
 #[derive(Default)]
 struct Pulled {
     results: Vec<(String, Result<Vec<Finding>, PullFailure>)>,
-    pulled: usize,
+    asked: usize,
     reused: usize,
 }
 
@@ -988,7 +994,7 @@ async fn pull(
             (path, result)
         });
     }
-    pulled.pulled = requests.len();
+    pulled.asked = requests.len();
     pulled
         .results
         .extend(futures::future::join_all(requests).await);

@@ -47,6 +47,9 @@ pub struct ProjectStatus {
     pub state: ProjectState,
     /// Restarts after a crash so far (at most one).
     pub restarts: u32,
+    /// Set when the project has more source files than its import index reads (the bound):
+    /// dependents among the others are not found.
+    pub import_index_cut_at: Option<usize>,
 }
 
 /// The analyzer as the status shows it.

@@ -65,7 +65,10 @@ fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller() {
         &["--builtin", "--types", "--format", "concise"],
     );
     assert_eq!((code, stdout.lines().count()), (1, 3), "{stdout}");
-    let (code, stdout, stderr) = check(repo.path(), &["--builtin", "--format", "concise"]);
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--quiet", "--format", "concise"],
+    );
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
 }
 
@@ -78,7 +81,7 @@ fn a_project_without_typescript_7_is_named_and_checked_without_types() {
     repo.write("src/a.ts", "export const a: number = \"s\";\n");
     let (code, stdout, stderr) = check(
         repo.path(),
-        &["--builtin", "--types", "--format", "concise"],
+        &["--builtin", "--quiet", "--types", "--format", "concise"],
     );
     // No TypeScript installed: no type findings, and the project is named with the reason.
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");

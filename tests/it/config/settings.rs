@@ -181,11 +181,11 @@ fn unknown_keys_are_named_with_their_line_and_a_suggestion() {
         text,
         [
             format!(
-                "{}:1: `continuation_cap` is not a setting: did you mean `[verification] continuation_cap`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`",
+                "{}:1: `continuation_cap` is not a setting: did you mean `[verification] continuation_cap`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`, `typescript`",
                 file.display()
             ),
             format!(
-                "{}:3: `tool` is not a setting: did you mean `tools`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`",
+                "{}:3: `tool` is not a setting: did you mean `tools`? The settings here are `verification`, `waves`, `diagnostic_block`, `analysis`, `tools`, `typescript`",
                 file.display()
             ),
         ]

@@ -11,9 +11,10 @@ use std::time::Duration;
 /// A runtime for the servers and an analyzer over `root`, whose "before" of a file it has never
 /// seen comes from `head` (path → text), as a session's comes from `HEAD`.
 pub(super) struct Harness {
-    pub runtime: tokio::runtime::Runtime,
     pub analyzer: TypeScriptAnalyzer,
     pub head: Arc<Mutex<HashMap<String, String>>>,
+    /// The runtime the servers run on: dropped last, after the analyzer has stopped them.
+    _runtime: tokio::runtime::Runtime,
 }
 
 impl Harness {
@@ -34,7 +35,7 @@ impl Harness {
         });
         let analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior);
         Self {
-            runtime,
+            _runtime: runtime,
             analyzer,
             head,
         }

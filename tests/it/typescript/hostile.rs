@@ -170,3 +170,54 @@ fn a_tsconfig_that_extends_into_a_fifo_is_bounded_by_the_wait() {
         );
     }
 }
+
+#[test]
+fn a_file_with_a_megabyte_of_type_errors_is_bounded_by_the_findings_limit_and_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let limits = TypeScriptLimits {
+        max_findings: 500,
+        max_file_bytes: 4 * 1024 * 1024,
+        ..patient()
+    };
+    let mut h = Harness::new(root, limits);
+    // About 1 MiB: 30,000 lines, each a type error.
+    let text: String = (0..30_000)
+        .map(|i| format!("export const v{i}: number = \"s{i}\";\n"))
+        .collect();
+    assert!(text.len() > 1_000_000);
+    write(root, "src/big.ts", &text);
+    let snapshot = h.analyzer.scan(root, &["src/big.ts".to_owned()]);
+    assert_complete(&snapshot);
+    assert_eq!(snapshot.findings.len(), 500);
+    assert_eq!(snapshot.omitted_findings, 29_500);
+    assert!(
+        !snapshot.is_complete(),
+        "a truncated snapshot is never read as complete"
+    );
+}
+
+#[test]
+fn the_import_index_bound_is_shown_in_the_status() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    for i in 0..30 {
+        write(
+            root,
+            &format!("src/m{i}.ts"),
+            &format!("export const m{i} = {i};\n"),
+        );
+    }
+    let limits = TypeScriptLimits {
+        max_index_files: 10,
+        ..patient()
+    };
+    let mut h = Harness::new(root, limits);
+    write(root, "src/m0.ts", "export const m0 = 100;\n");
+    let snapshot = h.analyzer.scan(root, &["src/m0.ts".to_owned()]);
+    assert_complete(&snapshot);
+    let status = h.analyzer.status().get();
+    assert_eq!(status.projects[0].import_index_cut_at, Some(10));
+}

@@ -5,3 +5,4 @@
 
 mod analyzer;
 mod hostile;
+mod policy;

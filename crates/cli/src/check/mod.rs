@@ -128,9 +128,9 @@ pub(crate) struct CheckArgs {
     /// still printed.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Also report the type errors of the project's own TypeScript (7 or later, from the nearest
-    /// tsconfig.json's node_modules) in the checked files and the files that import them; with
-    /// --new-since, only the type errors introduced since REV.
+    /// Also report the type errors of the project's own TypeScript (7 or later, installed in the
+    /// project) in the checked files and the files that import them; with --new-since, only the
+    /// type errors introduced since REV.
     #[arg(long, conflicts_with_all = ["staged", "fix"])]
     pub types: bool,
 }
@@ -193,41 +193,13 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
     };
     let registry = &config.registry;
     let run = registry.evaluate_diagnostics(&snapshot, &CancelToken::new());
-    let typed = if args.types {
-        let rev = rev.as_ref().zip(args.new_since.as_deref());
-        match types::run(
-            &root,
-            &snapshot,
-            rev,
-            &config.settings.settings.typescript,
-            registry,
-        ) {
-            Ok(typed) => {
-                for off in &typed.off {
-                    out.warn(&format!("no type check for {}", escape(off)));
-                }
-                Some(typed)
-            }
-            Err(error) => return out.fail(&error.to_string()),
-        }
-    } else {
-        None
+    let typed = match type_check(args, &root, &snapshot, rev.as_ref(), &config, limits, out) {
+        Ok(typed) => typed,
+        Err(status) => return status,
     };
     let present = rev.map(|rev| {
-        let mut present = new_since::present_at(&rev, &analyzer, &snapshot);
-        if let Some(typed) = typed.as_ref().and_then(|t| t.present.as_ref()) {
-            present.old.extend(typed.old.iter().cloned());
-            present.unjudged.extend(typed.unjudged.iter().cloned());
-        }
-        for (path, reason) in &present.unjudged {
-            out.warn(&format!(
-                "{}: cannot compare with {}: {}; all of its findings are reported",
-                Escaped(path),
-                args.new_since.as_deref().unwrap_or_default(),
-                escape(reason)
-            ));
-        }
-        present
+        let typed = typed.as_ref().and_then(|t| t.present.as_ref());
+        present_at_rev(&rev, &analyzer, &snapshot, typed, args, out)
     });
     let worktree = format::worktree_sources(&root);
     let staged_lookup = |path: &str| staged_sources.as_ref().and_then(|s| s.text(path));
@@ -267,6 +239,66 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
         None => status,
     };
     if broken { ExitStatus::Error } else { status }
+}
+
+/// Which findings of the check (and of its type check) were already present at `--new-since`'s
+/// revision; each file that cannot be compared is named on stderr.
+fn present_at_rev(
+    rev: &RevisionTree,
+    analyzer: &Analyzer,
+    snapshot: &AnalysisSnapshot,
+    typed: Option<&PresentAtRev>,
+    args: &CheckArgs,
+    out: &mut Output<'_>,
+) -> PresentAtRev {
+    let mut present = new_since::present_at(rev, analyzer, snapshot);
+    if let Some(typed) = typed {
+        present.old.extend(typed.old.iter().cloned());
+        present.unjudged.extend(typed.unjudged.iter().cloned());
+    }
+    for (path, reason) in &present.unjudged {
+        out.warn(&format!(
+            "{}: cannot compare with {}: {}; all of its findings are reported",
+            Escaped(path),
+            args.new_since.as_deref().unwrap_or_default(),
+            escape(reason)
+        ));
+    }
+    present
+}
+
+/// With `--types`, the type check of what `snapshot` analyzed, every project without one named
+/// on stderr; a type check that cannot start is a usage error, returned as the exit status.
+fn type_check(
+    args: &CheckArgs,
+    root: &Path,
+    snapshot: &AnalysisSnapshot,
+    rev: Option<&RevisionTree>,
+    config: &LoadedConfig,
+    limits: ScanLimits,
+    out: &mut Output<'_>,
+) -> Result<Option<types::TypeCheck>, ExitStatus> {
+    if !args.types {
+        return Ok(None);
+    }
+    let rev = rev.zip(args.new_since.as_deref());
+    let settings = &config.settings.settings.typescript;
+    match types::run(
+        root,
+        snapshot,
+        rev,
+        settings,
+        limits.max_file_bytes,
+        &config.registry,
+    ) {
+        Ok(typed) => {
+            for off in &typed.off {
+                out.warn(&format!("no type check for {}", escape(off)));
+            }
+            Ok(Some(typed))
+        }
+        Err(error) => Err(out.fail(&error.to_string())),
+    }
 }
 
 /// Names every rule and policy of `config` that did not load, each with its file (and line where

@@ -50,6 +50,7 @@ pub(crate) fn run(
     snapshot: &AnalysisSnapshot,
     rev: Option<(&RevisionTree, &str)>,
     settings: &TypeScriptSettings,
+    max_file_bytes: u64,
     registry: &PolicyRegistry,
 ) -> Result<TypeCheck, TypeCheckError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -61,10 +62,14 @@ pub(crate) fn run(
         wait: CHECK_WAIT,
         // A check names every file it did not check; it has no later wave to leave them to.
         max_dependents: usize::MAX,
+        // The check's own size limit (none unless `--max-file-bytes`), for both analyzers.
+        max_file_bytes,
         ..TypeScriptLimits::from_settings(settings)
     };
-    let prior =
-        prior_texts(rev.map(|(tree, rev)| (tree.worktree_root().to_path_buf(), rev.to_owned())));
+    let prior = prior_texts(
+        rev.map(|(tree, rev)| (tree.worktree_root().to_path_buf(), rev.to_owned())),
+        max_file_bytes,
+    );
     let mut analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior);
     let skipped: Vec<&str> = snapshot.skipped.iter().map(|s| s.path.as_str()).collect();
     let analyzed: Vec<&String> = snapshot
@@ -108,22 +113,13 @@ pub(crate) fn run(
 
 /// Each changed file's text at `rev` in the repository at the given root (nothing without one:
 /// every finding is reported).
-fn prior_texts(rev: Option<(PathBuf, String)>) -> PriorTexts {
+fn prior_texts(rev: Option<(PathBuf, String)>, limit: u64) -> PriorTexts {
     let Some((root, rev)) = rev else {
         return Box::new(|paths: &[String]| vec![None; paths.len()]);
     };
     Box::new(
         move |paths: &[String]| match RevisionTree::at(&root, &rev) {
-            Ok(tree) => paths
-                .iter()
-                .map(|path| {
-                    tree.read(path, u64::MAX)
-                        .contents()
-                        .ok()
-                        .flatten()
-                        .map(<[u8]>::to_vec)
-                })
-                .collect(),
+            Ok(tree) => tree.texts(paths, limit),
             Err(_) => vec![None; paths.len()],
         },
     )

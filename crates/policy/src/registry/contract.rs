@@ -64,11 +64,29 @@ pub struct DiagnosticSpec {
     /// `ANALYZER`: `ast-grep` matches every ast-grep snapshot (`ast-grep:personal`,
     /// `ast-grep:builtin`); a qualified key matches only itself.
     pub analyzer: String,
-    /// `RULES`: the rule ids whose findings the policy sees.
+    /// `RULES`: the rule ids whose findings the policy sees; an entry ending in `*` selects every
+    /// rule id that starts with what precedes it (`"TS*"`: every TypeScript error code).
     pub rules: Vec<RuleId>,
 }
 
+/// True when `rule` is selected by one of `rules`: the same id, or an entry ending in `*` whose
+/// prefix it starts with.
+pub(crate) fn rule_selected<'a>(rules: impl IntoIterator<Item = &'a RuleId>, rule: &str) -> bool {
+    rules.into_iter().any(|entry| {
+        let entry = entry.as_str();
+        entry == rule
+            || entry
+                .strip_suffix('*')
+                .is_some_and(|prefix| rule.starts_with(prefix))
+    })
+}
+
 impl DiagnosticSpec {
+    /// True when `RULES` selects `rule`.
+    pub fn selects(&self, rule: &str) -> bool {
+        rule_selected(&self.rules, rule)
+    }
+
     /// True when this policy consumes snapshots produced by `analyzer`.
     pub fn accepts_analyzer(&self, analyzer: &AnalyzerKey) -> bool {
         analyzer.is_selected_by(&self.analyzer)

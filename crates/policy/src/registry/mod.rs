@@ -283,7 +283,7 @@ impl PolicyRegistry {
     /// as its own message and note, in Pi as by `check`.
     pub fn consumes_rule(&self, analyzer: &AnalyzerKey, rule: &str) -> bool {
         self.diagnostic_consumers(analyzer)
-            .any(|(_, spec)| spec.rules.iter().any(|r| r.as_str() == rule))
+            .any(|(_, spec)| spec.selects(rule))
     }
 
     /// The loaded policy with `id`.

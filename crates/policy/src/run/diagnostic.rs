@@ -60,7 +60,7 @@ impl DiagnosticValue {
         spec: &DiagnosticSpec,
     ) -> Result<PolicyDiagnostic, ResultProblem> {
         let finding = self.finding.finding();
-        if !spec.rules.contains(&finding.rule) {
+        if !spec.selects(finding.rule.as_str()) {
             return Err(ResultProblem::RuleNotInPolicy(finding.rule.clone()));
         }
         if self.guidance.trim().is_empty() {
@@ -217,7 +217,7 @@ fn one(
         return Err(ResultProblem::PathNotInSnapshot(path));
     }
     let rule = RuleId::from(text(map, "rule")?);
-    if !spec.rules.contains(&rule) {
+    if !spec.selects(rule.as_str()) {
         return Err(ResultProblem::RuleNotInPolicy(rule));
     }
     let line = position(map, "line")?.ok_or_else(|| ResultProblem::Missing("line".to_owned()))?;

@@ -6,7 +6,9 @@
 pub(crate) mod affects_cache;
 pub(crate) mod diagnostic;
 
-use crate::registry::contract::{PolicySpec, ProjectSpec, Requirement, VerificationSpec};
+use crate::registry::contract::{
+    PolicySpec, ProjectSpec, Requirement, VerificationSpec, rule_selected,
+};
 use crate::registry::failure::{
     FailureReason, MAX_MESSAGE_BYTES, PolicyFailure, PolicyLog, bounded,
 };
@@ -128,7 +130,8 @@ impl DiagnosticRun {
                     .findings
                     .iter()
                     .filter(|f| {
-                        !reported.contains(&location(f)) && !self.consumed.contains(&f.rule)
+                        !reported.contains(&location(f))
+                            && !rule_selected(&self.consumed, f.rule.as_str())
                     })
                     .map(CheckResult::Unreported),
             )

@@ -2,6 +2,7 @@
 //! with getters only (by [`crate::sandbox::rhai_api`]). Each holds the wave's `Arc<AnalysisSnapshot>` (plus an index), so findings
 //! are shared by every policy and never copied into Rhai maps.
 
+use crate::registry::contract::rule_selected;
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
 use pi_native_hooks_base::RuleId;
 use rhai::{Array, Dynamic, INT};
@@ -16,13 +17,13 @@ pub(crate) struct SnapshotView {
 }
 
 impl SnapshotView {
-    /// A view of `snapshot` showing the findings whose rule is in `rules`, in snapshot order.
+    /// A view of `snapshot` showing the findings whose rule `rules` selects, in snapshot order.
     pub(crate) fn new(snapshot: Arc<AnalysisSnapshot>, rules: &[RuleId]) -> Self {
         let selected = snapshot
             .findings
             .iter()
             .enumerate()
-            .filter(|(_, finding)| rules.contains(&finding.rule))
+            .filter(|(_, finding)| rule_selected(rules, finding.rule.as_str()))
             .map(|(index, _)| index)
             .collect();
         Self { snapshot, selected }

@@ -434,10 +434,15 @@ fn render_typescript(out: &mut String, status: &TypeScriptStatus) {
         } else {
             String::new()
         };
+        let cut = project.import_index_cut_at.map_or_else(String::new, |limit| {
+            format!(
+                "; import index cut at {limit} files (dependents among the rest are not re-checked)"
+            )
+        });
         put(
             out,
             format_args!(
-                "type check: {}: {version}{state}{restarts}",
+                "type check: {}: {version}{state}{restarts}{cut}",
                 project.config.display()
             ),
         );

@@ -467,17 +467,17 @@ fn language_id(path: &str) -> &'static str {
 fn client_router() -> Router<()> {
     let mut router = Router::new(());
     router
-        .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
-        .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
-        .request::<WorkDoneProgressCreate, _>(|_, _| async { Ok(()) })
-        .request::<WorkspaceConfiguration, _>(|_, params| {
+        .request::<RegisterCapability, _>(|(), _| async { Ok(()) })
+        .request::<UnregisterCapability, _>(|(), _| async { Ok(()) })
+        .request::<WorkDoneProgressCreate, _>(|(), _| async { Ok(()) })
+        .request::<WorkspaceConfiguration, _>(|(), params| {
             // Not asked for (the capability is not declared); were it asked, a `null` answer
             // would turn automatic type acquisition back on.
             let items = params.items.len();
             async move { Ok(vec![ATA_OFF.clone(); items]) }
         })
-        .unhandled_notification(|_, _| ControlFlow::Continue(()))
-        .event::<Stop>(|_, _| ControlFlow::Break(Ok(())));
+        .unhandled_notification(|(), _| ControlFlow::Continue(()))
+        .event::<Stop>(|(), _| ControlFlow::Break(Ok(())));
     router
 }
 

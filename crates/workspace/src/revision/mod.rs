@@ -134,6 +134,21 @@ impl RevisionTree {
         &self.workdir
     }
 
+    /// The bytes of each of `paths` that the revision holds and that can be read within `limit`
+    /// (`None` for the others): what a file held there, for a caller that only needs the text.
+    pub fn texts(&self, paths: &[String], limit: u64) -> Vec<Option<Vec<u8>>> {
+        paths
+            .iter()
+            .map(|path| {
+                self.read(path, limit)
+                    .contents()
+                    .ok()
+                    .flatten()
+                    .map(<[u8]>::to_vec)
+            })
+            .collect()
+    }
+
     /// The blob at `path` (repository-relative, `/`-separated), read only when it is at most
     /// `limit` bytes.
     pub fn read(&self, path: &str, limit: u64) -> RevisionBlob {
