@@ -9,7 +9,8 @@
 //!   ones are forgotten and a file no wave touched is never reported again.
 //! * [`render`]: the block appended to the carrier's tool result, grouped by rule and bounded in
 //!   model tokens.
-//! * [`tokens`]: the block's measure, `o200k_base` tokens.
+//! * [`tokens`]: the block's measure, `o200k_base` tokens, counted only when a text is longer in
+//!   bytes than its budget.
 //!
 //! Delivery is pure: the wave coordinator decides which call carries the block and feeds the
 //! analysis results in; nothing here touches the file system or the clock.
@@ -32,3 +33,4 @@ pub use introduced::{
 };
 pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
 pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render};
+pub use tokens::TokenCount;

@@ -5,18 +5,19 @@
 //! guidance once with the suppression form. It adds one warning line whenever the check was
 //! incomplete, so a short or empty list is never mistaken for a clean scan.
 //!
-//! The block is bounded in model tokens ([`super::tokens`]): every finding's location is listed
-//! before any guidance, guidance before the per-file counts of pre-existing findings, and what
-//! does not fit is named in a closing line (how many findings, in which files, and that they are
-//! listed again when a later step changes those files), never cut silently. The header, that
-//! closing line and the warning are always shown.
+//! The block is bounded in model tokens ([`super::tokens`]), counted only when its length in bytes
+//! exceeds the budget (a token is at least a byte): every finding's location is listed before any
+//! guidance, guidance before the per-file counts of pre-existing findings, and what does not fit
+//! is named in a closing line (how many findings, in which files, and that they are listed again
+//! when a later step changes those files), never cut silently. The header, that closing line and
+//! the warning are always shown.
 //!
 //! Nothing in the block is taken raw: file names, rule ids and the tool name are escaped
 //! ([`pi_native_hooks_base::text`]) so a name cannot start a line of its own; messages and guidance have their
 //! whitespace collapsed to single spaces (a diagnostic is one line) and any other control or
 //! bidirectional character escaped; every line is cut at a character cap.
 
-use super::tokens;
+use super::tokens::{self, TokenCount};
 use pi_native_hooks_base::{Escaped, escape};
 use pi_native_hooks_policy::PolicyDiagnostic;
 use std::cmp::Ordering;
@@ -121,8 +122,9 @@ pub struct Block {
     pub shown: Vec<usize>,
     /// How many diagnostics were left out by the token budget.
     pub omitted: usize,
-    /// The text's size in `o200k_base` tokens.
-    pub tokens: usize,
+    /// The text's size in `o200k_base` tokens: exact when the text is longer in bytes than the
+    /// budget (it had to be counted), else its byte length as a bound.
+    pub tokens: TokenCount,
 }
 
 /// The most files the closing line names; the others are counted.
@@ -161,13 +163,15 @@ pub fn render(
         width: limits.max_line_chars.max(40),
     };
     let units = layout.units();
-    // The most units that fit, by bisection over whole renders, each counted exactly. A block
-    // with more units is longer but for the closing lines it sheds (a few tokens), so the prefix
-    // found may be a unit short of the longest that fits; it never exceeds the budget.
+    // The most units that fit, by bisection over whole renders, each measured against the budget
+    // (counted exactly only when longer in bytes than the budget, so the answer is the exact
+    // count's). A block with more units is longer but for the closing lines it sheds (a few
+    // tokens), so the prefix found may be a unit short of the longest that fits; it never exceeds
+    // the budget.
     let fits = |k: usize| {
         let text = layout.text(k);
-        let tokens = tokens::count(&text);
-        (tokens <= limits.max_tokens).then_some((text, tokens))
+        let tokens = tokens::measure(&text, limits.max_tokens);
+        tokens.fits(limits.max_tokens).then_some((text, tokens))
     };
     let (mut low, mut high) = (0, units.min(limits.max_tokens));
     // The common case, everything fits, costs one render.
@@ -188,7 +192,7 @@ pub fn render(
         }
         if low == 0 {
             let text = layout.text(0);
-            let tokens = tokens::count(&text);
+            let tokens = tokens::measure(&text, limits.max_tokens);
             break (text, tokens);
         }
         low -= 1;
@@ -616,6 +620,40 @@ mod tests {
             header.starts_with("[pi-native-hooks] The `bash` call's result above is unchanged.")
         );
         assert!(!header.contains("succeeded"));
+    }
+
+    #[test]
+    fn a_block_no_longer_in_bytes_than_the_budget_is_never_counted() {
+        let ds = [diagnostic("no-bang", "src/a.ts", 3, "Narrow it.")];
+        let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
+        let render_within = |max_tokens: usize| {
+            let limits = RenderLimits {
+                max_tokens,
+                ..RenderLimits::default()
+            };
+            render(WRITE, &refs, &[], &Warnings::default(), limits).expect("a block")
+        };
+        let before = tokens::exact_counts_on_this_thread();
+        let block = render_within(1_000);
+        let bytes = block.text.len();
+        assert!(bytes < 1_000, "{bytes} bytes");
+        assert_eq!(block.tokens, TokenCount::AtMost(bytes));
+        let at = render_within(bytes);
+        assert_eq!(at, block, "exactly at the budget in bytes");
+        assert_eq!(
+            tokens::exact_counts_on_this_thread(),
+            before,
+            "the encoder was neither built nor used"
+        );
+
+        // A byte over the budget: counted, and the same block, for it has fewer tokens than bytes.
+        let counted = render_within(bytes - 1);
+        assert!(tokens::exact_counts_on_this_thread() > before);
+        assert_eq!(counted.text, block.text);
+        assert_eq!(
+            counted.tokens,
+            TokenCount::Exact(tokens::count(&block.text))
+        );
     }
 
     #[test]

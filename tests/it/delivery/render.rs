@@ -1,12 +1,15 @@
 //! The block's rendered cases: one rule across 64 files, five rules across mixed files, a policy
 //! that varies its messages, the budget edge (exactly at the budget and one token under it), the
-//! incomplete-check warning, pre-existing counts, and hostile names and messages. Every case
-//! checks that what the text lists is exactly what the block reports as shown.
+//! incomplete-check warning, pre-existing counts, and hostile names and messages; and that a
+//! common block, shorter in bytes than its budget, is rendered without counting its tokens. Every
+//! case checks that what the text lists is exactly what the block reports as shown.
 
 use crate::support::snapshot::assert_snapshot;
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_base::Escaped;
-use pi_native_hooks_delivery::{Block, CarrierInfo, RenderLimits, Warnings, render, tokens};
+use pi_native_hooks_delivery::{
+    Block, CarrierInfo, RenderLimits, TokenCount, Warnings, render, tokens,
+};
 use pi_native_hooks_policy::PolicyDiagnostic;
 
 const WRITE: CarrierInfo<'static> = CarrierInfo {
@@ -53,14 +56,21 @@ fn render_all(
 }
 
 /// The text lists the location of every shown diagnostic and of no other; the counts add up; the
-/// reported size is the text's; nothing but the fixed lines is over the budget.
+/// reported size is the text's, counted exactly when the text is longer in bytes than the budget
+/// and else bounded by its bytes; nothing but the fixed lines is over the budget.
 fn assert_lists_what_it_shows(
     diagnostics: &[PolicyDiagnostic],
     block: &Block,
     limits: RenderLimits,
 ) {
     assert_eq!(block.shown.len() + block.omitted, diagnostics.len());
-    assert_eq!(block.tokens, tokens::count(&block.text));
+    let bytes = block.text.len();
+    if bytes <= limits.max_tokens {
+        assert_eq!(block.tokens, TokenCount::AtMost(bytes), "not counted");
+    } else {
+        assert_eq!(block.tokens, TokenCount::Exact(tokens::count(&block.text)));
+    }
+    assert!(tokens::count(&block.text) <= block.tokens.upper_bound());
     let location = |d: &PolicyDiagnostic| format!("{}:{}:{}", Escaped(&d.path), d.line, d.column);
     let listed: Vec<&str> = block
         .text
@@ -107,8 +117,34 @@ fn one_rule_across_64_files_lists_every_location_once_in_natural_order() {
         1,
         "message once"
     );
-    assert!(block.tokens <= 750, "{} tokens", block.tokens);
+    let counted = tokens::count(&block.text);
+    assert!(counted <= 750, "{counted} tokens");
     assert_snapshot!("one_rule_64_files", block.text);
+}
+
+#[test]
+fn a_common_block_is_rendered_without_counting_its_tokens() {
+    // Two findings of two rules with their guidance: a few hundred bytes, within the default
+    // budget even if every byte were a token, so the encoder is not needed.
+    let ds = [non_null("src/a.ts"), diagnostic("no-var", "src/b.ts", 3, 1)];
+    let refs: Vec<&PolicyDiagnostic> = ds.iter().collect();
+    let before = tokens::exact_counts_on_this_thread();
+    let block = render(
+        WRITE,
+        &refs,
+        &[("src/a.ts", 2)],
+        &Warnings::default(),
+        RenderLimits::default(),
+    )
+    .expect("a block");
+    assert_eq!(
+        tokens::exact_counts_on_this_thread(),
+        before,
+        "counted:\n{}",
+        block.text
+    );
+    assert_eq!(block.tokens, TokenCount::AtMost(block.text.len()));
+    assert_eq!((block.shown.len(), block.omitted), (2, 0));
 }
 
 #[test]
@@ -172,19 +208,24 @@ fn the_budget_edge_exactly_at_fits_and_one_token_under_leaves_out_and_says_so() 
     ds.extend((1..=3).map(|i| diagnostic("no-var", &format!("src/v{i}.ts"), i, 1)));
     let everything = render_all(&ds, &[], &Warnings::default(), RenderLimits::default());
     assert_eq!(everything.omitted, 0);
+    let all_tokens = tokens::count(&everything.text);
     let exact = RenderLimits {
-        max_tokens: everything.tokens,
+        max_tokens: all_tokens,
         ..RenderLimits::default()
     };
     let at = render_all(&ds, &[], &Warnings::default(), exact);
-    assert_eq!(at, everything, "exactly at the budget nothing is left out");
+    assert_eq!(
+        at.text, everything.text,
+        "exactly at the budget nothing is left out"
+    );
+    assert_eq!(at.tokens, TokenCount::Exact(all_tokens));
 
     let under = RenderLimits {
-        max_tokens: everything.tokens - 1,
+        max_tokens: all_tokens - 1,
         ..RenderLimits::default()
     };
     let over = render_all(&ds, &[], &Warnings::default(), under);
-    assert!(over.tokens < everything.tokens, "{}", over.text);
+    assert!(over.tokens.upper_bound() < all_tokens, "{}", over.text);
     assert_eq!(over.omitted, 0, "guidance goes before any location");
     assert!(
         over.text.ends_with("Guidance for 1 rule left out; to keep a deliberate case, add on the line above: // ast-grep-ignore: <rule> -- <reason>)"),
@@ -200,7 +241,7 @@ fn the_budget_edge_exactly_at_fits_and_one_token_under_leaves_out_and_says_so() 
         ..RenderLimits::default()
     };
     let cut = render_all(&ds, &[], &Warnings::default(), tight);
-    assert!(cut.omitted > 0 && cut.tokens <= 150, "{}", cut.text);
+    assert!(cut.omitted > 0 && cut.tokens.fits(150), "{}", cut.text);
     assert!(!cut.text.contains("Fix:"), "{}", cut.text);
     assert_snapshot!("budget_leaves_out_locations", cut.text);
 }
@@ -218,7 +259,11 @@ fn an_incomplete_check_keeps_its_warning_last_even_when_the_budget_cuts() {
         ..RenderLimits::default()
     };
     let block = render_all(&ds, &[("src/old.ts", 3)], &warnings, limits);
-    assert!(block.omitted > 0 && block.tokens <= 250, "{}", block.text);
+    assert!(
+        block.omitted > 0 && block.tokens.fits(250),
+        "{}",
+        block.text
+    );
     assert!(
         block.text.lines().last().is_some_and(|l| l.starts_with(
             "Warning: this check is incomplete (1 policy failed, 2 files not fully analyzed)"
@@ -255,7 +300,7 @@ fn pre_existing_counts_come_after_guidance_and_share_a_line_when_the_budget_is_s
         ]
     );
     let short = RenderLimits {
-        max_tokens: block.tokens - 1,
+        max_tokens: tokens::count(&block.text) - 1,
         ..RenderLimits::default()
     };
     let block = render_all(&d, &counts, &Warnings::default(), short);
@@ -290,7 +335,7 @@ fn hostile_names_and_a_10_kb_message_stay_within_the_budget() {
     };
     let block = render_all(&ds, &[], &Warnings::default(), limits);
     assert!(
-        block.tokens <= 300,
+        block.tokens.fits(300),
         "{} tokens\n{}",
         block.tokens,
         block.text

@@ -79,9 +79,6 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         analysis: AnalysisCoordinator,
     ) -> Result<Self, WaveError> {
         let runtime = Handle::try_current().map_err(|_| WaveError::NoRuntime)?;
-        // The block's tokenizer takes about a second to build: build it now, off this thread,
-        // rather than on the first wave's delivery.
-        drop(runtime.spawn_blocking(pi_native_hooks_delivery::tokens::warm));
         Ok(Self {
             inner: Arc::new(WaveRuntime::new(config, source, analysis, runtime)),
         })
