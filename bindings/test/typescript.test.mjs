@@ -90,5 +90,9 @@ test("a clean edit of a clean file adds no block and no warning", async () => {
   const [edited] = toolResults(started.contexts[1]);
   assert.equal(edited[1], false);
   assert.doesNotMatch(edited[2], /\[pi-native-hooks\]/, edited[2]);
+  // Checked, not skipped: the server answered within the wait and nothing is pending.
+  const status = (await command(started, "/hooks-status")).join("\n");
+  assert.match(status, /type check: .*tsconfig\.json: TypeScript 7\.0\.2, running \(pid \d+, [^,]+, 1 open documents\)/, status);
+  assert.doesNotMatch(status, /pending/, status);
   started.session.dispose();
 });
