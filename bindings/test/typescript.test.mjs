@@ -16,7 +16,11 @@ assert.ok(existsSync(join(TS7, "typescript/package.json")), `TypeScript 7 is not
 
 const TSCONFIG = JSON.stringify({ compilerOptions: { strict: true, target: "es2022", module: "nodenext", noEmit: true }, include: ["src"] });
 
-/** A committed TypeScript project with `files`, TypeScript 7 installed (not committed). */
+/**
+ * A committed TypeScript project with `files`, TypeScript 7 installed (not committed).
+ * @param {Record<string, string>} files paths and contents
+ * @returns {string} the repository
+ */
 function project(files) {
   const repo = newRepo({ "tsconfig.json": TSCONFIG, "package.json": '{ "type": "module" }\n', ".gitignore": "node_modules\n", ...files });
   mkdirSync(join(repo, "node_modules"));
