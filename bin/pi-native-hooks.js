@@ -8,7 +8,15 @@ const { loadAddon } = require("../bindings/extension/addon.cjs");
 
 const { addon, problem } = loadAddon();
 if (addon) {
-  process.exitCode = addon.runCli(process.argv.slice(2));
+  const status = addon.runCli(process.argv.slice(2));
+  if (typeof status === "number") {
+    process.exitCode = status;
+  } else {
+    // The engine panicked (a defect): the addon caught it. 101 is the exit code of the cargo-built
+    // binary's panic.
+    process.stderr.write(`pi-native-hooks: error: ${status.code}: ${status.message}\n`);
+    process.exitCode = 101;
+  }
 } else {
   process.stderr.write(`pi-native-hooks: error: ${problem}\n`);
   process.exitCode = 2;

@@ -1,9 +1,12 @@
 // The pi-native-hooks extension: a thin adapter that forwards Pi's events to the engine's
 // session and applies its decisions. Every handler is guarded: a failure is reported through
-// ctx.ui.notify and the footer, and never blocks or changes a tool result.
+// ctx.ui.notify and the footer, and never blocks or changes a tool result. An engine panic comes
+// back as a `PNH_PANIC` error like any engine error (the addon contains it); the session it
+// stopped answers without the engine from then on, its footer says `degraded (engine panic in
+// <method>)`, and `/reload` opens a new session in its place.
 import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, unwrap } from "./native.ts";
+import { type EntryPoint, type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, unwrap } from "./native.ts";
 import { resultPatch } from "./patch.ts";
 import { jsonArguments, resultEvent } from "./wire.ts";
 
@@ -37,6 +40,9 @@ export interface PiNativeHooksOptions {
   /** Tests only: the guarded handler of this name (`tool_result`, `/hooks-status`, …) throws once
    *  its body has run, so a test sees the guard report a failure whose work already happened. */
   failHandler?: string;
+  /** Tests only: this method of the addon's session (or `openSession`) panics inside the addon
+   *  once its engine work is done. */
+  panicIn?: EntryPoint;
 }
 
 /** Builds the extension. The package's default export calls it without options. */
@@ -50,7 +56,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     };
     const showFooter = (ctx: ExtensionContext) => {
       if (!session) return;
-      const footer = session.footer();
+      const footer = unwrap(session.footer());
       const degraded = failed && !footer.degraded ? " · degraded (handler error)" : "";
       ctx.ui.setStatus(STATUS_KEY, footer.text + degraded);
     };
@@ -82,7 +88,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         .map((entry) => ({ id: entry.id, customType: entry.customType, data: entry.data ?? null }));
     const restore = async (ctx: ExtensionContext) => {
       if (!session) return;
-      const restored = await session.restore(branchEntries(ctx));
+      const restored = unwrap(await session.restore(branchEntries(ctx)));
       persist(restored.entries);
       for (const warning of restored.warnings) ctx.ui.notify(`pi-native-hooks: ${warning}`, "warning");
       showFooter(ctx);
@@ -98,21 +104,26 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       return found.session;
     };
 
+    /** Shuts down a session that another replaces or nothing uses again. Its answer is dropped: a
+     *  panic in it changes nothing for what comes next, and the session is gone. */
+    const release = (old: HookSession | undefined) => void old?.shutdown();
+
     pi.on("session_start", (event, ctx) =>
       guard(ctx, "session_start", async () => {
-        session?.shutdown();
+        release(session);
         const previous = unpark(parkingKey(ctx));
-        if (previous && event.reason === "reload") {
+        // A session an engine panic stopped carries nothing over: a new one restores the branch.
+        if (previous && event.reason === "reload" && !previous.panic) {
           // `/reload`: the engine reads the root again and carries the gate's state over, so a
           // policy that loaded before and fails now is degraded, not silently gone.
           const reloaded = await previous.reload();
           session = isBindingError(reloaded) ? previous : reloaded;
-          persist(session.takeStateEntries());
+          persist(unwrap(session.takeStateEntries()));
           showFooter(ctx);
           if (isBindingError(reloaded)) throw new HooksError(reloaded);
           return;
         }
-        previous?.shutdown();
+        release(previous);
         // Without the addon the extension stays inactive and says why, once per session.
         if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
         session = unwrap(
@@ -121,6 +132,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
             configRoot: options.configRoot,
             continuationCap: options.continuationCap,
             waveTimeoutMs: options.waveTimeoutMs,
+            panicIn: options.panicIn,
           }),
         );
         await restore(ctx);
@@ -129,26 +141,28 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.on("session_tree", (_event, ctx) => guard(ctx, "session_tree", () => restore(ctx)));
     pi.on("session_shutdown", (event, ctx) =>
       guard(ctx, "session_shutdown", () => {
-        if (session && event.reason === "reload") {
-          // Kept for the runtime Pi loads next; shut down if none takes it over.
-          const key = parkingKey(ctx);
-          unpark(key)?.shutdown();
-          const kept = session;
-          const timer = setTimeout(() => unpark(key)?.shutdown(), PARKED_MS);
-          timer.unref();
-          parked.set(key, { session: kept, timer });
-        } else {
-          session?.shutdown();
-        }
+        const closing = session;
         session = undefined;
         ctx.ui.setStatus(STATUS_KEY, undefined);
+        if (closing && event.reason === "reload") {
+          // Kept for the runtime Pi loads next; shut down if none takes it over.
+          const key = parkingKey(ctx);
+          release(unpark(key));
+          const timer = setTimeout(() => release(unpark(key)), PARKED_MS);
+          timer.unref();
+          parked.set(key, { session: closing, timer });
+        } else if (closing) {
+          // Reported with the footer already cleared: a panic while shutting down is the session's
+          // last word.
+          unwrap(closing.shutdown());
+        }
       }),
     );
 
-    pi.on("turn_start", (event, ctx) => guard(ctx, "turn_start", () => session?.turnStart(event.turnIndex)));
+    pi.on("turn_start", (event, ctx) => guard(ctx, "turn_start", () => session && unwrap(session.turnStart(event.turnIndex))));
     pi.on("turn_end", (_event, ctx) =>
       guard(ctx, "turn_end", () => {
-        session?.turnEnd();
+        if (session) unwrap(session.turnEnd());
         showFooter(ctx);
       }),
     );
@@ -158,31 +172,31 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         const calls = event.message.content.flatMap((block) =>
           block.type === "toolCall" ? [{ id: block.id, name: block.name, input: jsonArguments(block.arguments) }] : [],
         );
-        if (calls.length > 0) session?.assistantMessage(calls, "parallel");
+        if (calls.length > 0 && session) unwrap(session.assistantMessage(calls, "parallel"));
       }),
     );
     pi.on("tool_execution_start", (event, ctx) =>
-      guard(ctx, "tool_execution_start", () => session?.toolExecutionStart({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.args) })),
+      guard(ctx, "tool_execution_start", () => session && unwrap(session.toolExecutionStart({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.args) }))),
     );
     pi.on("tool_call", async (event, ctx) => {
-      await guard(ctx, "tool_call", () => session?.toolCall({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.input) }));
+      await guard(ctx, "tool_call", async () => session && unwrap(await session.toolCall({ id: event.toolCallId, name: event.toolName, input: jsonArguments(event.input) })));
       return undefined; // never blocks a call
     });
     pi.on("tool_result", (event, ctx) =>
       guard(ctx, "tool_result", async () => {
         if (!session) return undefined;
-        const decision = await session.toolResult(resultEvent(event));
-        persist(session.takeStateEntries());
+        const decision = unwrap(await session.toolResult(resultEvent(event)));
+        persist(unwrap(session.takeStateEntries()));
         showFooter(ctx);
         return resultPatch(event, decision);
       }),
     );
-    pi.on("tool_execution_end", (event, ctx) => guard(ctx, "tool_execution_end", () => session?.toolExecutionEnd(event.toolCallId)));
+    pi.on("tool_execution_end", (event, ctx) => guard(ctx, "tool_execution_end", () => session && unwrap(session.toolExecutionEnd(event.toolCallId))));
 
     pi.on("agent_before_settle", (event, ctx) =>
       guard(ctx, "agent_before_settle", async () => {
         if (!session) return undefined;
-        const decision = await session.beforeSettle();
+        const decision = unwrap(await session.beforeSettle());
         persist(decision.entries);
         if (decision.notification) ctx.ui.notify(decision.notification, "warning");
         showFooter(ctx);
@@ -200,7 +214,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         const gates = event.messages.flatMap((message, index) =>
           message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
         );
-        const settled = session !== undefined && session.footer().pending === 0;
+        const settled = session !== undefined && unwrap(session.footer()).pending === 0;
         const keep = settled ? 0 : 1;
         if (gates.length <= keep) return undefined;
         const older = new Set(gates.slice(0, gates.length - keep));
@@ -219,7 +233,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       }),
       async execute(toolCallId, params) {
         if (!session) throw new Error("pi-native-hooks is not running in this session");
-        const result = await session.waive(toolCallId, params.reason);
+        const result = unwrap(await session.waive(toolCallId, params.reason));
         persist(result.entries);
         if (!result.recorded) throw new Error(result.message);
         return { content: [{ type: "text", text: result.message }], details: { recorded: true } };
@@ -229,13 +243,13 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     pi.registerCommand("hooks-status", {
       description: "Show pi-native-hooks: config, policies, analyzer and verification status",
       handler: async (_args, ctx) => {
-        await guard(ctx, "/hooks-status", () => ctx.ui.notify(session ? session.statusText() : notStarted(), "info"));
+        await guard(ctx, "/hooks-status", () => ctx.ui.notify(session ? unwrap(session.statusText()) : notStarted(), "info"));
       },
     });
     pi.registerCommand("hooks-doctor", {
       description: "Check the pi-native-hooks config root: trust, rules, policies, analyzer health",
       handler: async (_args, ctx) => {
-        await guard(ctx, "/hooks-doctor", async () => ctx.ui.notify(session ? await session.doctor() : notStarted(), "info"));
+        await guard(ctx, "/hooks-doctor", async () => ctx.ui.notify(session ? unwrap(await session.doctor()) : notStarted(), "info"));
       },
     });
     pi.registerCommand("hooks-init", {
@@ -243,7 +257,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       handler: async (_args, ctx) => {
         await guard(ctx, "/hooks-init", async () => {
           if (!session) return ctx.ui.notify(notStarted(), "info");
-          const plan = await session.initPlan();
+          const plan = unwrap(await session.initPlan());
           const missing = plan.entries.filter((entry) => !entry.exists);
           ctx.ui.notify(`pi-native-hooks init (dry run):\n${[...plan.entries.map((entry) => entry.line), ...plan.notes].join("\n")}`, "info");
           if (missing.length === 0) return ctx.ui.notify("Nothing to create: every entry exists.", "info");

@@ -15,6 +15,7 @@ export type PersistedEntry = Native.PersistedEntry;
 export type BindingError = Native.BindingError;
 export type ResultDecision = Native.ResultDecision;
 export type ToolResultEvent = Native.ToolResultEvent;
+export type EntryPoint = Native.EntryPoint;
 
 /** An engine error as a JS error: `code` is the `PNH_*` code, the message starts with it. */
 export class HooksError extends Error {

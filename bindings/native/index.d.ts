@@ -9,58 +9,63 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 
 /** The hooks of one Pi session. */
 export declare class HookSession {
-  /** True when a config root was loaded and the hooks run. */
+  /** True when a config root was loaded and the hooks run (false once a panic stopped them). */
   get active(): boolean
   /** The config root this session loaded (or found absent). */
   get configRoot(): string
   /**
+   * Why the session stopped: `engine panicked in <method>: <message>`, once a panic stopped
+   * it; null while it runs.
+   */
+  get panic(): string | null
+  /**
    * Restores the verification state of the current branch (`getBranch()`, root first): at
    * session start, resume, fork and after `/tree` navigation.
    */
-  restore(branch: Array<BranchEntry>): Promise<RestoreResult>
+  restore(branch: Array<BranchEntry>): Promise<RestoreResult | BindingError>
   /** `turn_start`. */
-  turnStart(turn: number): void
+  turnStart(turn: number): undefined | BindingError
   /** `turn_end`. */
-  turnEnd(): void
+  turnEnd(): undefined | BindingError
   /** An assistant `message_end`: its tool calls in source order, and how Pi runs them. */
-  assistantMessage(calls: Array<ToolCall>, mode: ExecutionMode): void
+  assistantMessage(calls: Array<ToolCall>, mode: ExecutionMode): undefined | BindingError
   /** `tool_execution_start`. */
-  toolExecutionStart(call: ToolCall): void
+  toolExecutionStart(call: ToolCall): undefined | BindingError
   /** `tool_call`: resolves once the wave's baseline snapshot is taken (bounded by the timeout). */
-  toolCall(call: ToolCall): Promise<void>
+  toolCall(call: ToolCall): Promise<undefined | BindingError>
   /**
    * `tool_result`: resolves, once the call's wave is analyzed (bounded), to whether a block is
    * appended to this result.
    */
-  toolResult(event: ToolResultEvent): Promise<ResultDecision>
+  toolResult(event: ToolResultEvent): Promise<ResultDecision | BindingError>
   /** `tool_execution_end`. */
-  toolExecutionEnd(id: string): void
+  toolExecutionEnd(id: string): undefined | BindingError
   /** `agent_before_settle`: refreshes the workspace and decides whether the agent may stop. */
-  beforeSettle(): Promise<SettleResult>
+  beforeSettle(): Promise<SettleResult | BindingError>
   /** The waiver tool: waives every outstanding check with `reason`. */
-  waive(toolCallId: string, reason: string): Promise<WaiverResult>
+  waive(toolCallId: string, reason: string): Promise<WaiverResult | BindingError>
   /**
    * State entries produced since the last call (e.g. a wave armed a check). Never waits: the
    * engine feeds waves to the gate in `toolResult` and in the background.
    */
-  takeStateEntries(): Array<PersistedEntry>
+  takeStateEntries(): Array<PersistedEntry> | BindingError
   /** The status model behind `/hooks-status` (as last published). */
-  status(): SessionStatus
+  status(): SessionStatus | BindingError
   /** The status as `/hooks-status` prints it (as last published, escaped). */
-  statusText(): string
+  statusText(): string | BindingError
   /** The footer (as last published): its line and the data behind it. */
-  footer(): Footer
+  footer(): Footer | BindingError
   /**
    * The `/hooks-doctor` text: config root, trust checks, policy load results, analyzer
    * health.
    */
-  doctor(): Promise<string>
+  doctor(): Promise<string | BindingError>
   /**
    * Every entry `/hooks-init` would create under the config root (the built-in pack and the
    * verification policy proposed for the session's project), which exist already, and what
    * was proposed. Async: it looks at the file system.
    */
-  initPlan(): Promise<InitPlan>
+  initPlan(): Promise<InitPlan | BindingError>
   /**
    * Creates the missing entries of the config root (never overwrites; on failure removes what
    * it created). Resolves to the created paths, or to a [`BindingError`]
@@ -72,11 +77,15 @@ export declare class HookSession {
    * carrying its verification state over (a policy that loaded before and fails now is shown
    * as degraded, and its armed checks stay `unknown`). Its first state entries wait in
    * `takeStateEntries`. This session is shut down; on a [`BindingError`]
-   * (`PNH_RELOAD_FAILED`) it keeps running unchanged.
+   * (`PNH_RELOAD_FAILED`) it keeps running unchanged. A session a panic stopped answers
+   * `PNH_PANIC`: its state cannot be carried over; open a new session instead.
    */
   reload(): Promise<HookSession | BindingError>
-  /** `session_shutdown`: releases every waiting handler unchanged and ignores later events. */
-  shutdown(): void
+  /**
+   * `session_shutdown`: releases every waiting handler unchanged and ignores later events.
+   * Runs after a panic too (see the module doc).
+   */
+  shutdown(): undefined | BindingError
 }
 
 /** One analyzer's timing and health. */
@@ -123,6 +132,12 @@ export interface BranchEntry {
   data: unknown
 }
 
+/** How to run the command line (the npm package's `bin` passes none). */
+export interface CliOptions {
+  /** Tests only: `runCli` panics inside the addon once the command has run. */
+  panicIn?: EntryPoint
+}
+
 /** Where the configuration came from. */
 export type ConfigSource = 'active' | 'builtin' | 'absent' | 'untrusted'
 
@@ -144,8 +159,14 @@ export interface ConfigStatus {
   loadErrors: Array<PolicyLoadError>
 }
 
+/**
+ * A function of the addon JS calls: where a panic was caught, and (tests only) where the
+ * `panicIn` option makes one happen. Each value is the name JS calls it by.
+ */
+export type EntryPoint = 'openSession' | 'runCli' | 'restore' | 'turnStart' | 'turnEnd' | 'assistantMessage' | 'toolExecutionStart' | 'toolCall' | 'toolResult' | 'toolExecutionEnd' | 'beforeSettle' | 'waive' | 'takeStateEntries' | 'status' | 'statusText' | 'footer' | 'doctor' | 'initPlan' | 'initApply' | 'reload' | 'shutdown'
+
 /** What went wrong, as the JS error's `code`. */
-export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED' | 'PNH_RELOAD_FAILED'
+export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED' | 'PNH_RELOAD_FAILED' | 'PNH_PANIC'
 
 /** A counted success of the exact command. */
 export interface Evidence {
@@ -207,6 +228,11 @@ export interface Footer {
   exhausted: boolean
   /** Something failed to load or run; the line already says so. */
   degraded: boolean
+  /**
+   * Why the session stopped (`engine panicked in <method>: <message>`), once a panic stopped
+   * it; the line then ends in `degraded (engine panic in <method>)`.
+   */
+  panic?: string
 }
 
 /** The continuation cap. */
@@ -296,7 +322,8 @@ export interface NotAnalyzedFile {
  * Opens the hooks session for one Pi session. Loads the config root once (rules, policies,
  * settings, trust checks); an absent root gives a session over the built-in pack (no verification) whose status
  * explains `/hooks-init`.
- * Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found.
+ * Resolves to a [`BindingError`] (`PNH_CONFIG_ROOT`) when the personal root cannot be found,
+ * `PNH_PANIC` when opening panicked.
  */
 export declare function openSession(options: SessionOptions): Promise<HookSession | BindingError>
 
@@ -423,8 +450,9 @@ export interface ResultDecision {
  * Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current
  * directory, writing to its stdout and stderr, and returns the exit code: 0 clean, 1 findings,
  * 2 usage or configuration error (also 0 for `--help` and `--version`, as the binary does).
+ * A panic is returned as a [`BindingError`] (`PNH_PANIC`) once what was written is flushed.
  */
-export declare function runCli(argv: Array<string>): number
+export declare function runCli(argv: Array<string>, options?: CliOptions | undefined | null): number | BindingError
 
 /** How to open a session. */
 export interface SessionOptions {
@@ -439,6 +467,11 @@ export interface SessionOptions {
   continuationCap?: number
   /** Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000). */
   waveTimeoutMs?: number
+  /**
+   * Tests only: this method of the session (or `openSession`) panics inside the addon once its
+   * engine work is done, and so does the session's after a `/reload`.
+   */
+  panicIn?: EntryPoint
 }
 
 /** Everything `/hooks-status` shows. */
@@ -460,6 +493,11 @@ export interface SessionStatus {
   totals: WaveTotals
   /** The workspace watcher behind whole-worktree (`bash`) snapshots, when the session has one. */
   watcher?: WatcherStatus
+  /**
+   * Why the session stopped (`engine panicked in <method>: <message>`), once a panic stopped
+   * it; the rest is then the status as last read before the panic.
+   */
+  panic?: string
 }
 
 /**

@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.HookSession = nativeBinding.HookSession
 module.exports.ConfigSource = nativeBinding.ConfigSource
+module.exports.EntryPoint = nativeBinding.EntryPoint
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.ExecutionMode = nativeBinding.ExecutionMode
 module.exports.InitPlanEntryKind = nativeBinding.InitPlanEntryKind

@@ -2,7 +2,10 @@
 //! so `check`, `test`, `init` and `doctor` work from the prebuilt addon, without Rust or a second
 //! executable. Same parsing and output as the cargo-built binary (`pi_native_hooks_cli`).
 
+use crate::contain::{contain, test_seam};
+use crate::types::{BindingError, CliOptions, EntryPoint, ErrorCode};
 use clap::Parser;
+use napi::Either;
 use napi_derive::napi;
 use pi_native_hooks_cli::{Cli, ExitStatus, Output, run};
 use std::io::Write;
@@ -10,8 +13,28 @@ use std::io::Write;
 /// Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current
 /// directory, writing to its stdout and stderr, and returns the exit code: 0 clean, 1 findings,
 /// 2 usage or configuration error (also 0 for `--help` and `--version`, as the binary does).
+/// A panic is returned as a [`BindingError`] (`PNH_PANIC`) once what was written is flushed.
 #[napi]
-pub fn run_cli(argv: Vec<String>) -> i32 {
+pub fn run_cli(argv: Vec<String>, options: Option<CliOptions>) -> Either<i32, BindingError> {
+    let panic_in = options.and_then(|options| options.panic_in);
+    let ran = contain(EntryPoint::RunCli, || {
+        let code = run_cli_contained(argv);
+        test_seam(EntryPoint::RunCli, panic_in);
+        code
+    });
+    match ran {
+        Ok(code) => Either::A(code),
+        Err(panicked) => {
+            // What the command printed before the panic stays in std's buffers otherwise: Node
+            // exits without flushing them.
+            let _ = std::io::stdout().flush();
+            let _ = std::io::stderr().flush();
+            Either::B(BindingError::new(ErrorCode::Panic, panicked))
+        }
+    }
+}
+
+fn run_cli_contained(argv: Vec<String>) -> i32 {
     let cli = match Cli::try_parse_from(std::iter::once("pi-native-hooks".to_owned()).chain(argv)) {
         Ok(cli) => cli,
         Err(error) => {
@@ -44,5 +67,32 @@ fn code(status: ExitStatus) -> i32 {
         ExitStatus::Clean => 0,
         ExitStatus::Findings => 1,
         ExitStatus::Error => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_answered_as_pnh_panic() {
+        let options = CliOptions {
+            panic_in: Some(EntryPoint::RunCli),
+        };
+        let Either::B(error) = run_cli(vec!["--version".to_owned()], Some(options)) else {
+            panic!("ran despite the panic");
+        };
+        assert_eq!(error.code, ErrorCode::Panic);
+        assert!(
+            error.message.starts_with(
+                "engine panicked in runCli: panicked on purpose (the panicIn test option) (at bindings/src/contain.rs:"
+            ),
+            "{}",
+            error.message
+        );
+        assert!(matches!(
+            run_cli(vec!["--version".to_owned()], None),
+            Either::A(0)
+        ));
     }
 }

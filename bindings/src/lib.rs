@@ -7,8 +7,13 @@
 //! into engine types, the engine's decisions, status, footer and init plan as typed data. Every
 //! method only translates: the logic lives in the engine, where it is tested. Engine errors come
 //! back as `BindingError` data, which the extension throws as JS errors with `code` set.
+//!
+//! No panic leaves the addon: every entry point runs inside `contain`, answers a panic as a
+//! `PNH_PANIC` `BindingError`, and a session a panic stopped answers without touching the engine
+//! from then on (see `session`).
 
 mod cli;
+mod contain;
 mod open;
 mod session;
 mod types;

@@ -14,6 +14,10 @@ pub enum ErrorCode {
     /// `/reload` could not read the config root again; the session keeps its previous config.
     #[napi(value = "PNH_RELOAD_FAILED")]
     ReloadFailed,
+    /// The engine panicked inside the call (a defect): the message names the call and what the
+    /// panic said. The session stops running the hooks (see `HookSession`).
+    #[napi(value = "PNH_PANIC")]
+    Panic,
 }
 
 /// An engine error returned as data: the extension turns it into a JS `Error` whose `code` is

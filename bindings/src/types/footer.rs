@@ -27,6 +27,9 @@ pub struct Footer {
     pub exhausted: bool,
     /// Something failed to load or run; the line already says so.
     pub degraded: bool,
+    /// Why the session stopped (`engine panicked in <method>: <message>`), once a panic stopped
+    /// it; the line then ends in `degraded (engine panic in <method>)`.
+    pub panic: Option<String>,
 }
 
 impl From<FooterSummary> for Footer {
@@ -49,6 +52,7 @@ impl From<FooterSummary> for Footer {
             waived: count(summary.waived),
             exhausted: summary.exhausted,
             degraded: summary.degraded,
+            panic: None,
         }
     }
 }

@@ -5,6 +5,8 @@
 
 mod binding_error;
 mod branch_entry;
+mod cli_options;
+mod entry_point;
 mod execution_mode;
 mod footer;
 mod init_plan;
@@ -21,6 +23,8 @@ mod watcher_status;
 
 pub(crate) use binding_error::{BindingError, ErrorCode};
 pub(crate) use branch_entry::BranchEntry;
+pub(crate) use cli_options::CliOptions;
+pub(crate) use entry_point::EntryPoint;
 pub(crate) use execution_mode::ExecutionMode;
 pub(crate) use footer::Footer;
 pub(crate) use init_plan::InitPlan;

@@ -1,3 +1,4 @@
+use super::EntryPoint;
 use napi_derive::napi;
 
 /// How to open a session.
@@ -12,4 +13,7 @@ pub struct SessionOptions {
     pub continuation_cap: Option<u32>,
     /// Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000).
     pub wave_timeout_ms: Option<u32>,
+    /// Tests only: this method of the session (or `openSession`) panics inside the addon once its
+    /// engine work is done, and so does the session's after a `/reload`.
+    pub panic_in: Option<EntryPoint>,
 }

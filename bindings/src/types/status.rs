@@ -39,6 +39,9 @@ pub struct SessionStatus {
     pub totals: WaveTotals,
     /// The workspace watcher behind whole-worktree (`bash`) snapshots, when the session has one.
     pub watcher: Option<WatcherStatus>,
+    /// Why the session stopped (`engine panicked in <method>: <message>`), once a panic stopped
+    /// it; the rest is then the status as last read before the panic.
+    pub panic: Option<String>,
 }
 
 impl From<engine::SessionReport> for SessionStatus {
@@ -51,6 +54,7 @@ impl From<engine::SessionReport> for SessionStatus {
             policy_failures: status.policy_failures,
             totals: status.totals.into(),
             watcher: status.watcher.map(Into::into),
+            panic: None,
         }
     }
 }
