@@ -10,8 +10,11 @@
 //! - `convert`: diagnostics to findings (codes, positions, the identity that is compared).
 //! - [`analyzer`]: the analyzer a wave runs, with the before/after comparison's "before" and
 //!   every bound (wait, servers, dependents, memory, output).
+//! - `bench`: a bench seam (one server driven without the analyzer), hidden from the docs.
 
 pub mod analyzer;
+#[doc(hidden)]
+pub mod bench;
 mod convert;
 mod imports;
 pub mod install;
