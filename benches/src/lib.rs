@@ -7,6 +7,7 @@
 //! figure as fresh.
 
 pub mod figures;
+pub mod ts_project;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
