@@ -81,6 +81,16 @@ pub const SECTIONS: &[Section] = &[
         inputs: &["benches/pi/start-up.mjs"],
     },
     Section {
+        name: "typescript",
+        doc: "docs/performance.md",
+        command: "cargo bench -p pi-native-hooks-benches --bench typescript",
+        inputs: &[
+            "benches/benches/typescript.rs",
+            "benches/src/ts_project.rs",
+            "tests/typescript-servers/ts7/package-lock.json",
+        ],
+    },
+    Section {
         name: "precision",
         doc: "docs/rules.md",
         command: "cargo run --release -p pi-native-hooks-benches --example rule_precision -- …",
