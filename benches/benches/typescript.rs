@@ -208,7 +208,10 @@ fn native_tsc(root: &Path, target: &str) -> PathBuf {
         .project_of(target)
         .expect("the project of the edited file");
     match &project.typescript {
-        Ok(installed) => installed.executable.clone(),
+        Ok(installed) => match installed.native_compiler() {
+            Some(compiler) => compiler.to_path_buf(),
+            None => panic!("TypeScript {} is not the native compiler", installed.version),
+        },
         Err(reason) => panic!("no TypeScript to run: {reason}"),
     }
 }

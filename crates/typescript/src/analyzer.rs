@@ -24,7 +24,7 @@
 use crate::ANALYZER_KEY;
 use crate::convert;
 use crate::imports::{ImportIndex, is_source};
-use crate::install::{Project, ProjectLookup};
+use crate::install::{Project, ProjectLookup, TsserverBridge};
 use crate::server::{LanguageServer, ServerError};
 use crate::status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
 use pi_native_hooks_analysis::{
@@ -207,6 +207,15 @@ impl TypeScriptAnalyzer {
         };
         analyzer.publish();
         analyzer
+    }
+
+    /// Serves projects with a TypeScript before 7 with `bridge` (the host's
+    /// typescript-language-server) rather than with one installed beside them.
+    #[must_use]
+    pub fn with_tsserver_bridge(self, bridge: Option<TsserverBridge>) -> Self {
+        let root = self.lookup().root().to_path_buf();
+        *self.lookup() = ProjectLookup::new(&root).with_bridge(bridge);
+        self
     }
 
     /// The analyzer key, `typescript:project`.
@@ -696,11 +705,12 @@ impl TypeScriptAnalyzer {
             let root = self.lookup().root().to_path_buf();
             let dir = project.dir.clone();
             let output = self.limits.max_output_bytes;
+            let memory = self.limits.max_server_memory;
             let start_timeout = self.limits.start_timeout;
             let task = self.runtime.spawn(async move {
                 match tokio::time::timeout(
                     start_timeout,
-                    LanguageServer::start(&installed.executable, &dir, &root, output),
+                    LanguageServer::start(&installed.server, &dir, &root, output, memory),
                 )
                 .await
                 {

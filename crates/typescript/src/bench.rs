@@ -3,6 +3,7 @@
 //! check — what the server itself takes to take a change and answer the pulls — with the same
 //! client the analyzer uses. Nothing in the engine uses it.
 
+use crate::install::ServerCommand;
 use crate::server::{LanguageServer, ServerError};
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +23,11 @@ impl Floor {
         root: &Path,
         output_bytes: u64,
     ) -> Result<Self, ServerError> {
-        LanguageServer::start(executable, project_dir, root, output_bytes)
+        let command = ServerCommand::Native {
+            compiler: executable.to_path_buf(),
+        };
+        // A native compiler takes no memory bound at start (the analyzer enforces it after).
+        LanguageServer::start(&command, project_dir, root, output_bytes, u64::MAX)
             .await
             .map(|server| Self { server })
     }

@@ -44,9 +44,51 @@ pub struct Installed {
     pub version: String,
     /// The `node_modules/typescript` folder.
     pub package: PathBuf,
-    /// The native compiler, run as `tsc --lsp --stdio`.
-    pub executable: PathBuf,
+    /// How its language server runs.
+    pub server: ServerCommand,
 }
+
+impl Installed {
+    /// The native compiler of a TypeScript 7 or later (`tsc`), if this is one.
+    pub fn native_compiler(&self) -> Option<&Path> {
+        match &self.server {
+            ServerCommand::Native { compiler } => Some(compiler),
+            ServerCommand::Tsserver { .. } => None,
+        }
+    }
+}
+
+/// How the analyzer runs an installed TypeScript's language server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerCommand {
+    /// TypeScript 7 or later: its native compiler is the server, `tsc --lsp --stdio`.
+    Native {
+        /// The compiler for this platform.
+        compiler: PathBuf,
+    },
+    /// A TypeScript before 7: typescript-language-server, run as `node cli.mjs --stdio`, over
+    /// the project's own `tsserver`.
+    Tsserver {
+        /// The installed TypeScript's `lib` folder, which holds `tsserver.js`.
+        lib: PathBuf,
+        /// What runs typescript-language-server.
+        bridge: TsserverBridge,
+    },
+}
+
+/// typescript-language-server, which serves the language server protocol over the `tsserver` of
+/// a TypeScript before 7: the Node that runs it and its `lib/cli.mjs`. The npm package brings a
+/// pinned one and its host passes it with the Node it runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TsserverBridge {
+    /// The Node executable.
+    pub node: PathBuf,
+    /// typescript-language-server's `lib/cli.mjs`.
+    pub cli: PathBuf,
+}
+
+/// Where typescript-language-server's entry point is inside its package folder.
+const BRIDGE_CLI: [&str; 3] = ["typescript-language-server", "lib", "cli.mjs"];
 
 /// Why a project has no TypeScript the analyzer can run. Shown in the status, never an error.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -65,13 +107,16 @@ pub enum Unavailable {
         /// What went wrong.
         reason: String,
     },
-    /// A TypeScript before 7, whose compiler is not a language server.
+    /// A TypeScript before 7 (whose compiler is not a language server) and no
+    /// typescript-language-server to serve its `tsserver`.
     #[error(
-        "TypeScript {version} is installed; type errors need TypeScript {NATIVE_MAJOR} or later (its compiler is the language server)"
+        "TypeScript {version} is installed; before TypeScript {NATIVE_MAJOR} its type errors need typescript-language-server, and {missing}: install it beside TypeScript (`npm install --save-dev typescript-language-server`), or run pi-native-hooks from its npm package, which brings one"
     )]
-    BeforeNative {
+    NoBridge {
         /// The installed version.
         version: String,
+        /// What was not found.
+        missing: String,
     },
     /// TypeScript 7 or later without the native compiler for this platform.
     #[error("TypeScript {version} is installed but its compiler for this platform is missing (looked for {})", .expected.display())]
@@ -87,6 +132,7 @@ pub enum Unavailable {
 #[derive(Debug)]
 pub struct ProjectLookup {
     root: PathBuf,
+    bridge: Option<TsserverBridge>,
     by_dir: HashMap<PathBuf, Option<Arc<Project>>>,
     by_config: HashMap<PathBuf, Arc<Project>>,
 }
@@ -96,9 +142,18 @@ impl ProjectLookup {
     pub fn new(root: &Path) -> Self {
         Self {
             root: root.to_path_buf(),
+            bridge: None,
             by_dir: HashMap::new(),
             by_config: HashMap::new(),
         }
+    }
+
+    /// Serves a TypeScript before 7 with `bridge` (the host's typescript-language-server) rather
+    /// than with one installed beside the project.
+    #[must_use]
+    pub fn with_bridge(mut self, bridge: Option<TsserverBridge>) -> Self {
+        self.bridge = bridge;
+        self
     }
 
     /// The repository root this lookup stays below.
@@ -152,7 +207,7 @@ impl ProjectLookup {
         let dir = config.parent().map_or_else(PathBuf::new, Path::to_path_buf);
         let checks_js = config.file_name().is_some_and(|n| n == "jsconfig.json")
             || read_bounded(&config).is_ok_and(|text| CHECKS_JS.is_match(&text));
-        let typescript = installed_typescript(&dir, &self.root);
+        let typescript = installed_typescript(&dir, &self.root, self.bridge.as_ref());
         let project = Arc::new(Project {
             config: config.clone(),
             dir,
@@ -175,13 +230,15 @@ fn unreachable_regex() -> Regex {
 }
 
 /// The TypeScript installed for a project in `dir`: the nearest `node_modules/typescript` at or
-/// above it, up to `root`.
-fn installed_typescript(dir: &Path, root: &Path) -> Result<Installed, Unavailable> {
-    let package = dir
-        .ancestors()
-        .take_while(|d| d.starts_with(root))
-        .map(|d| d.join("node_modules").join("typescript"))
-        .find(|p| is_regular_file(&p.join("package.json")))
+/// above it, up to `root`; one before 7 is served by `bridge`, else by a typescript-language-server
+/// installed the same way.
+fn installed_typescript(
+    dir: &Path,
+    root: &Path,
+    bridge: Option<&TsserverBridge>,
+) -> Result<Installed, Unavailable> {
+    let package = nearest_module(dir, root, &["typescript", "package.json"])
+        .and_then(|p| p.parent().map(Path::to_path_buf))
         .ok_or_else(|| Unavailable::NotInstalled {
             project_dir: dir.to_path_buf(),
         })?;
@@ -197,20 +254,73 @@ fn installed_typescript(dir: &Path, root: &Path) -> Result<Installed, Unavailabl
         .and_then(|m| m.parse::<u32>().ok())
         .unwrap_or(0);
     if major < NATIVE_MAJOR {
-        return Err(Unavailable::BeforeNative { version });
+        let bridge = match bridge {
+            Some(bridge) => bridge.clone(),
+            None => project_bridge(dir, root, std::env::var_os("PATH").as_deref()).map_err(
+                |missing| Unavailable::NoBridge {
+                    version: version.clone(),
+                    missing,
+                },
+            )?,
+        };
+        return Ok(Installed {
+            version,
+            server: ServerCommand::Tsserver {
+                lib: package.join("lib"),
+                bridge,
+            },
+            package,
+        });
     }
     let candidates = native_candidates(&package);
     match candidates.iter().find(|exe| is_regular_file(exe)) {
-        Some(executable) => Ok(Installed {
+        Some(compiler) => Ok(Installed {
             version,
             package,
-            executable: executable.clone(),
+            server: ServerCommand::Native {
+                compiler: compiler.clone(),
+            },
         }),
         None => Err(Unavailable::NoExecutable {
             version,
             expected: candidates.into_iter().next().unwrap_or_default(),
         }),
     }
+}
+
+/// The nearest `node_modules/<relative>` that is a regular file, at or above `dir` up to `root`.
+fn nearest_module(dir: &Path, root: &Path, relative: &[&str]) -> Option<PathBuf> {
+    dir.ancestors()
+        .take_while(|d| d.starts_with(root))
+        .map(|d| {
+            relative
+                .iter()
+                .fold(d.join("node_modules"), |p, part| p.join(part))
+        })
+        .find(|p| is_regular_file(p))
+}
+
+/// A typescript-language-server installed beside the project, run by the `node` on `path` (the
+/// `PATH` variable); or what is missing.
+fn project_bridge(
+    dir: &Path,
+    root: &Path,
+    path: Option<&std::ffi::OsStr>,
+) -> Result<TsserverBridge, String> {
+    let cli = nearest_module(dir, root, &BRIDGE_CLI).ok_or_else(|| {
+        format!(
+            "none is installed (no node_modules/{} at or above {})",
+            BRIDGE_CLI.join("/"),
+            dir.display()
+        )
+    })?;
+    let node = path
+        .into_iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join("node"))
+        .find(|p| is_regular_file(p))
+        .ok_or_else(|| format!("no `node` is on PATH to run {}", cli.display()))?;
+    Ok(TsserverBridge { node, cli })
 }
 
 /// Where the native compiler of the `typescript` package at `package` may be, in the order
@@ -328,7 +438,7 @@ mod tests {
     }
 
     #[test]
-    fn typescript_before_7_and_a_missing_install_are_named() {
+    fn typescript_before_7_needs_a_bridge_and_a_missing_install_is_named() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
         write(&root.join("tsconfig.json"), "{}");
@@ -345,14 +455,36 @@ mod tests {
         );
         lookup.forget();
         let project = lookup.project_of("a.ts").expect("project");
-        assert_eq!(
-            project.typescript,
-            Err(Unavailable::BeforeNative {
-                version: "5.9.3".to_owned()
-            })
-        );
+        let Err(Unavailable::NoBridge { version, missing }) = &project.typescript else {
+            panic!("no bridge: {:?}", project.typescript);
+        };
+        assert_eq!(version, "5.9.3");
+        assert!(missing.contains("node_modules/typescript-language-server/lib/cli.mjs"));
         let message = project.typescript.clone().err().map(|e| e.to_string());
-        assert!(message.is_some_and(|m| m.contains("TypeScript 5.9.3 is installed")));
+        assert!(
+            message.is_some_and(|m| m.contains("TypeScript 5.9.3 is installed")
+                && m.contains("npm install --save-dev typescript-language-server"))
+        );
+
+        // The host's bridge serves it; so does one installed beside it, run by `node` on PATH.
+        let host = TsserverBridge {
+            node: PathBuf::from("/host/node"),
+            cli: PathBuf::from("/host/cli.mjs"),
+        };
+        let mut lookup = ProjectLookup::new(root).with_bridge(Some(host.clone()));
+        let project = lookup.project_of("a.ts").expect("project");
+        let installed = project
+            .typescript
+            .clone()
+            .expect("served by the host's bridge");
+        assert_eq!(
+            installed.server,
+            ServerCommand::Tsserver {
+                lib: root.join("node_modules/typescript/lib"),
+                bridge: host,
+            }
+        );
+        assert_eq!(installed.native_compiler(), None);
 
         write(
             &root.join("node_modules/typescript/package.json"),
@@ -364,6 +496,28 @@ mod tests {
             project.typescript,
             Err(Unavailable::NoExecutable { .. })
         ));
+    }
+
+    #[test]
+    fn a_bridge_installed_beside_the_project_runs_on_the_node_on_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let cli = root.join("node_modules/typescript-language-server/lib/cli.mjs");
+        let bin = root.join("bin");
+        let missing = project_bridge(&root.join("packages/a"), root, None);
+        assert!(missing.is_err_and(|m| m.contains("none is installed")));
+        write(&cli, "");
+        let no_node = project_bridge(&root.join("packages/a"), root, Some(bin.as_os_str()));
+        assert!(no_node.is_err_and(|m| m.contains("no `node` is on PATH")));
+        write(&bin.join("node"), "");
+        let path = std::env::join_paths([root.join("nowhere"), bin.clone()]).expect("PATH");
+        assert_eq!(
+            project_bridge(&root.join("packages/a"), root, Some(&path)),
+            Ok(TsserverBridge {
+                node: bin.join("node"),
+                cli,
+            })
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! produces.
 //!
 //! - [`install`]: which project a file belongs to and which TypeScript it has installed.
-//! - `server`: one language server (`tsc --lsp --stdio`, TypeScript 7 or later) over async-lsp.
+//! - `server`: one language server over async-lsp: `tsc --lsp --stdio` (TypeScript 7 or later),
+//!   or typescript-language-server over the project's `tsserver` (before 7).
 //! - `imports`: the reverse import index that finds the dependents of a change.
 //! - `convert`: diagnostics to findings (codes, positions, the identity that is compared).
 //! - [`analyzer`]: the analyzer a wave runs, with the before/after comparison's "before" and
@@ -23,7 +24,7 @@ mod status;
 
 pub use analyzer::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
 pub use convert::TYPE_ERROR_GUIDANCE;
-pub use install::{Installed, Project, ProjectLookup, Unavailable};
+pub use install::{Installed, Project, ProjectLookup, ServerCommand, TsserverBridge, Unavailable};
 pub use server::ServerError;
 pub use status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
 

@@ -1,16 +1,20 @@
-//! `check --types`: the project's TypeScript 7 as a second analyzer on the command line, with
-//! `--new-since` reporting only the type errors introduced since a revision (the real server).
+//! `check --types`: the project's TypeScript as a second analyzer on the command line, with
+//! `--new-since` reporting only the type errors introduced since a revision (the real servers:
+//! TypeScript 7's own, and TypeScript 5's tsserver served by the typescript-language-server
+//! installed beside it, which the cargo-built command finds there and runs with the `node` on
+//! `PATH`).
 
 use crate::support::cli::check;
 use crate::support::repo::TestRepo;
-use crate::support::typescript::ts7_modules;
+use crate::support::typescript::{Ts, ts_modules};
 
 const TSCONFIG: &str = r#"{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }
 "#;
 
 /// A committed project whose `f` takes a number, called by `b.ts`, with an older type error;
-/// TypeScript 7 installed (ignored by git).
-fn project() -> TestRepo {
+/// the pinned TypeScript `ts` installed (ignored by git), TypeScript 5 with its
+/// typescript-language-server.
+fn project(ts: Ts) -> TestRepo {
     let repo = TestRepo::builder()
         .file("tsconfig.json", TSCONFIG)
         .file("package.json", "{ \"type\": \"module\" }\n")
@@ -22,17 +26,32 @@ fn project() -> TestRepo {
         .file("src/b.ts", "import { f } from \"./a.js\";\nexport const y = f(1);\n")
         .commit();
     std::fs::create_dir_all(repo.path().join("node_modules")).expect("node_modules");
-    std::os::unix::fs::symlink(
-        ts7_modules().join("typescript"),
-        repo.path().join("node_modules/typescript"),
-    )
-    .expect("link typescript");
+    let mut packages = vec!["typescript"];
+    if ts == Ts::V5 {
+        packages.push("typescript-language-server");
+    }
+    for package in packages {
+        std::os::unix::fs::symlink(
+            ts_modules(ts).join(package),
+            repo.path().join("node_modules").join(package),
+        )
+        .expect("link the package");
+    }
     repo
 }
 
 #[test]
-fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller() {
-    let repo = project();
+fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller_with_typescript_7() {
+    new_since_head_reports_the_introduced_type_errors_and_the_broken_caller(Ts::V7);
+}
+
+#[test]
+fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller_with_typescript_5() {
+    new_since_head_reports_the_introduced_type_errors_and_the_broken_caller(Ts::V5);
+}
+
+fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller(ts: Ts) {
+    let repo = project(ts);
     repo.write(
         "src/a.ts",
         "export const old: string = 1;\nexport function f(x: string): number {\n  return x.length;\n}\nconst n: number = \"s\";\nexport { n };\n",
@@ -73,7 +92,25 @@ fn new_since_head_reports_the_introduced_type_errors_and_the_broken_caller() {
 }
 
 #[test]
-fn a_project_without_typescript_7_is_named_and_checked_without_types() {
+fn a_project_without_typescript_5_s_bridge_is_named_with_what_to_install() {
+    let repo = project(Ts::V5);
+    std::fs::remove_file(repo.path().join("node_modules/typescript-language-server"))
+        .expect("unlink the bridge");
+    repo.write("src/a.ts", "export const a: number = \"s\";\n");
+    let (code, stdout, stderr) = check(
+        repo.path(),
+        &["--builtin", "--quiet", "--types", "--format", "concise"],
+    );
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert!(
+        stderr.contains("tsconfig.json: TypeScript 5.9.3 is installed")
+            && stderr.contains("npm install --save-dev typescript-language-server"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_project_without_typescript_is_named_and_checked_without_types() {
     let repo = TestRepo::builder()
         .file("tsconfig.json", TSCONFIG)
         .file("src/a.ts", "export const a = 1;\n")

@@ -1,8 +1,10 @@
 //! What the analyzer reports for real edits: before and after, per file, from the real server.
 
-use crate::support::typescript::{ts7_project, write};
+use crate::support::typescript::{Ts, ts_project, tsserver_bridge, write};
 use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, SkipReason};
-use pi_native_hooks_typescript::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
+use pi_native_hooks_typescript::{
+    PriorTexts, TsserverBridge, TypeScriptAnalyzer, TypeScriptLimits,
+};
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -18,7 +20,19 @@ pub(super) struct Harness {
 }
 
 impl Harness {
+    /// With the host's typescript-language-server, as the npm package passes it: it serves the
+    /// projects with TypeScript 5 and is not used for TypeScript 7.
     pub(super) fn new(root: &Path, limits: TypeScriptLimits) -> Self {
+        Self::with_bridge(root, limits, Some(tsserver_bridge()))
+    }
+
+    /// With `bridge` as the host's typescript-language-server (`None`: the CLI's case, which
+    /// looks for one installed beside the project).
+    pub(super) fn with_bridge(
+        root: &Path,
+        limits: TypeScriptLimits,
+        bridge: Option<TsserverBridge>,
+    ) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -33,7 +47,8 @@ impl Harness {
                 .map(|p| head.get(p).map(|t| t.clone().into_bytes()))
                 .collect()
         });
-        let analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior);
+        let analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior)
+            .with_tsserver_bridge(bridge);
         Self {
             _runtime: runtime,
             analyzer,
@@ -67,6 +82,27 @@ pub(super) fn codes(findings: &[Finding], path: &str) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Runs each case against both servers: TypeScript 7's own and TypeScript 5's tsserver served by
+/// typescript-language-server.
+macro_rules! on_both_servers {
+    ($($case:ident),* $(,)?) => {
+        mod ts7 {
+            $(#[test] fn $case() { super::$case(super::Ts::V7) })*
+        }
+        mod ts5 {
+            $(#[test] fn $case() { super::$case(super::Ts::V5) })*
+        }
+    };
+}
+pub(super) use on_both_servers;
+
+on_both_servers!(
+    a_write_that_introduces_a_type_error_is_found_and_the_older_one_was_there_before,
+    changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_wave,
+    a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean,
+    a_deleted_file_is_named_vanished_and_its_importers_are_rechecked,
+);
+
 pub(super) fn assert_complete(snapshot: &AnalysisSnapshot) {
     assert!(
         snapshot.skipped.is_empty(),
@@ -75,11 +111,10 @@ pub(super) fn assert_complete(snapshot: &AnalysisSnapshot) {
     );
 }
 
-#[test]
-fn a_write_that_introduces_a_type_error_is_found_and_the_older_one_was_there_before() {
+fn a_write_that_introduces_a_type_error_is_found_and_the_older_one_was_there_before(ts: Ts) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    ts7_project(root);
+    ts_project(root, ts);
     let mut h = Harness::new(root, patient());
     h.commit(
         root,
@@ -107,11 +142,10 @@ fn a_write_that_introduces_a_type_error_is_found_and_the_older_one_was_there_bef
     assert_eq!(before[0].text_hash, snapshot.findings[0].text_hash);
 }
 
-#[test]
-fn changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_wave() {
+fn changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_wave(ts: Ts) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    ts7_project(root);
+    ts_project(root, ts);
     let mut h = Harness::new(root, patient());
     h.commit(
         root,
@@ -140,11 +174,10 @@ fn changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_
     assert_eq!(h.analyzer.findings_in("src/b.ts"), Some(Vec::new()));
 }
 
-#[test]
-fn a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean() {
+fn a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean(ts: Ts) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    ts7_project(root);
+    ts_project(root, ts);
     let mut h = Harness::new(root, patient());
     h.commit(root, "src/a.ts", "export const bad: number = \"s\";\n");
     write(
@@ -170,11 +203,10 @@ fn a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean() {
     assert_eq!(h.analyzer.findings_in("src/clean.ts"), Some(Vec::new()));
 }
 
-#[test]
-fn a_deleted_file_is_named_vanished_and_its_importers_are_rechecked() {
+fn a_deleted_file_is_named_vanished_and_its_importers_are_rechecked(ts: Ts) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    ts7_project(root);
+    ts_project(root, ts);
     let mut h = Harness::new(root, patient());
     h.commit(root, "src/a.ts", "export const a = 1;\n");
     h.commit(

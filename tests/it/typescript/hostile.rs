@@ -1,8 +1,8 @@
 //! Servers that crash, never answer or flood, and configs that lead where they should not: each
 //! bounded, named, and never read as "no type errors".
 
-use super::analyzer::{Harness, assert_complete, codes, patient};
-use crate::support::typescript::{ts7_project, write};
+use super::analyzer::{Harness, assert_complete, codes, on_both_servers, patient};
+use crate::support::typescript::{Ts, ts_project, ts7_project, write};
 use pi_native_hooks_analysis::SkipReason;
 use pi_native_hooks_typescript::{ProjectState, TypeScriptLimits};
 use std::path::Path;
@@ -16,11 +16,12 @@ fn reasons(snapshot: &pi_native_hooks_analysis::AnalysisSnapshot) -> Vec<String>
         .collect()
 }
 
-#[test]
-fn a_killed_server_restarts_once_then_the_project_is_degraded_and_named() {
+on_both_servers!(a_killed_server_restarts_once_then_the_project_is_degraded_and_named);
+
+fn a_killed_server_restarts_once_then_the_project_is_degraded_and_named(ts: Ts) {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
-    ts7_project(root);
+    ts_project(root, ts);
     let mut h = Harness::new(root, patient());
     h.commit(root, "src/a.ts", "export const a = 1;\n");
     write(root, "src/a.ts", "export const a: number = \"s\";\n");

@@ -1,14 +1,22 @@
-//! Owns one TypeScript language server: the project's native compiler run as
-//! `tsc --lsp --stdio`, spoken to over async-lsp's client main loop on the engine's tokio
-//! runtime. It knows which documents it has opened with which text (the server's view of each
-//! file), counts every change it sends (a generation, so an answer is reused only while nothing
-//! changed since), pulls a document's diagnostics (`textDocument/diagnostic`), reports its
-//! memory, and is stopped when dropped (the process is killed with it).
+//! Owns one TypeScript language server, spoken to over async-lsp's client main loop on the
+//! engine's tokio runtime: the project's native compiler run as `tsc --lsp --stdio` (TypeScript
+//! 7 or later), or typescript-language-server over the project's `tsserver` (before 7). It knows
+//! which documents it has opened with which text (the server's view of each file), counts every
+//! change it sends (a generation, so an answer is reused only while nothing changed since), pulls
+//! a document's diagnostics, reports the memory of its processes, and is stopped when dropped
+//! (its process group is killed with it).
+//!
+//! Both are asked, never waited on: TypeScript 7 answers `textDocument/diagnostic`; for
+//! `tsserver`, whose bridge only pushes (and pushes nothing for a file that stays clean), the
+//! bridge's `typescript.tsserverRequest` command runs tsserver's own `syntacticDiagnosticsSync`
+//! and `semanticDiagnosticsSync` for the file, so a clean file answers at once, with its
+//! version's diagnostics and no settle to wait out.
 //!
 //! Every wait here is the caller's: a request is a future the caller bounds with its deadline.
 
 pub(crate) mod output;
 
+use crate::install::ServerCommand;
 use async_lsp::router::Router;
 use async_lsp::{MainLoop, ServerSocket};
 use lsp_types::notification::{
@@ -16,16 +24,17 @@ use lsp_types::notification::{
     Initialized,
 };
 use lsp_types::request::{
-    Initialize, RegisterCapability, Shutdown, UnregisterCapability, WorkDoneProgressCreate,
-    WorkspaceConfiguration,
+    ExecuteCommand, Initialize, RegisterCapability, Shutdown, UnregisterCapability,
+    WorkDoneProgressCreate, WorkspaceConfiguration,
 };
 use lsp_types::{
-    ClientCapabilities, Diagnostic, DiagnosticClientCapabilities, DidChangeTextDocumentParams,
-    DidChangeWatchedFilesParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DocumentDiagnosticReport, DocumentDiagnosticReportResult, FileChangeType, FileEvent,
-    InitializeParams, InitializedParams, TextDocumentClientCapabilities,
+    ClientCapabilities, Diagnostic, DiagnosticClientCapabilities, DiagnosticSeverity,
+    DidChangeTextDocumentParams, DidChangeWatchedFilesParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
+    ExecuteCommandParams, FileChangeType, FileEvent, InitializeParams, InitializedParams,
+    NumberOrString, Position, Range, TextDocumentClientCapabilities,
     TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, Url,
-    VersionedTextDocumentIdentifier, WorkspaceFolder,
+    VersionedTextDocumentIdentifier, WorkDoneProgressParams, WorkspaceFolder,
 };
 use output::{BoundedOutput, OutputBudget};
 use std::collections::{HashMap, VecDeque};
@@ -83,8 +92,18 @@ struct OpenDocument {
     text: Arc<str>,
 }
 
+/// How a server is asked for a file's diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dialect {
+    /// `textDocument/diagnostic` (TypeScript 7).
+    Pull,
+    /// tsserver's own requests through typescript-language-server's `typescript.tsserverRequest`.
+    Tsserver,
+}
+
 /// One running language server for one project.
 pub(crate) struct LanguageServer {
+    dialect: Dialect,
     socket: ServerSocket,
     child: Child,
     pid: Option<u32>,
@@ -103,30 +122,61 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl LanguageServer {
-    /// Starts `executable --lsp --stdio` in `project_dir` and initializes it for the workspace
-    /// folder `project_dir`; documents are named relative to `root`. Spawns the main loop on the
-    /// current tokio runtime. Unbounded in time: the caller bounds it.
+    /// Starts the server `command` names in `project_dir` (in a process group of its own, so
+    /// what it spawns stops with it) and initializes it for the workspace folder `project_dir`;
+    /// documents are named relative to `root`. Spawns the main loop on the current tokio
+    /// runtime. Unbounded in time: the caller bounds it.
     pub(crate) async fn start(
-        executable: &Path,
+        command: &ServerCommand,
         project_dir: &Path,
         root: &Path,
         output_bytes: u64,
+        memory_bytes: u64,
     ) -> Result<Self, ServerError> {
-        let mut child = Command::new(executable)
-            .arg("--lsp")
-            .arg("--stdio")
+        let (mut process, executable, dialect, options) = match command {
+            ServerCommand::Native { compiler } => {
+                let mut process = Command::new(compiler);
+                process.arg("--lsp").arg("--stdio");
+                // No push diagnostics (the analyzer pulls) and no logs.
+                let options = serde_json::json!({
+                    "disablePushDiagnostics": true,
+                    "logVerbosity": 0,
+                    "userPreferences": ATA_OFF.clone(),
+                });
+                (process, compiler, Dialect::Pull, options)
+            }
+            ServerCommand::Tsserver { lib, bridge } => {
+                let mut process = Command::new(&bridge.node);
+                process.arg(&bridge.cli).arg("--stdio");
+                // One tsserver (not a syntax and a semantic one), no logs, its heap bounded by the
+                // memory budget, and the project's TypeScript, never the bridge's own search.
+                let options = serde_json::json!({
+                    "tsserver": {
+                        "path": lib,
+                        "useSyntaxServer": "never",
+                        "logVerbosity": "off",
+                    },
+                    "disableAutomaticTypingAcquisition": true,
+                    "maxTsServerMemory": memory_bytes / (1024 * 1024),
+                    "hostInfo": "pi-native-hooks",
+                });
+                (process, &bridge.node, Dialect::Tsserver, options)
+            }
+        };
+        let mut child = process
             .current_dir(project_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .map_err(|error| ServerError::Spawn {
-                executable: executable.to_path_buf(),
+                executable: executable.clone(),
                 reason: error.to_string(),
             })?;
         let spawn_failed = |what: &str| ServerError::Spawn {
-            executable: executable.to_path_buf(),
+            executable: executable.clone(),
             reason: format!("no {what} pipe"),
         };
         let stdin = child.stdin.take().ok_or_else(|| spawn_failed("stdin"))?;
@@ -150,6 +200,7 @@ impl LanguageServer {
         });
 
         let mut server = Self {
+            dialect,
             socket,
             pid: child.id(),
             child,
@@ -160,11 +211,15 @@ impl LanguageServer {
             open: HashMap::new(),
             generation: 0,
         };
-        server.initialize(project_dir).await?;
+        server.initialize(project_dir, options).await?;
         Ok(server)
     }
 
-    async fn initialize(&mut self, project_dir: &Path) -> Result<(), ServerError> {
+    async fn initialize(
+        &mut self,
+        project_dir: &Path,
+        options: serde_json::Value,
+    ) -> Result<(), ServerError> {
         let folder = Url::from_file_path(project_dir).map_err(|()| ServerError::Spawn {
             executable: project_dir.to_path_buf(),
             reason: "the project folder is not an absolute path".to_owned(),
@@ -190,14 +245,10 @@ impl LanguageServer {
                 }),
                 ..ClientCapabilities::default()
             },
-            // No push diagnostics (the analyzer pulls), no logs, and no automatic type
-            // acquisition: left on, the server runs `npm install` for types on its own, on the
-            // network and in the user's cache, whenever it makes an inferred project.
-            initialization_options: Some(serde_json::json!({
-                "disablePushDiagnostics": true,
-                "logVerbosity": 0,
-                "userPreferences": ATA_OFF.clone(),
-            })),
+            // Never automatic type acquisition: left on, the server runs `npm install` for
+            // types on its own, on the network and in the user's cache, whenever it makes an
+            // inferred project.
+            initialization_options: Some(options),
             ..InitializeParams::default()
         };
         self.socket
@@ -331,10 +382,15 @@ impl LanguageServer {
         Ok(())
     }
 
-    /// Tells the server `paths` changed on disk: it never looks by itself, and judges a file it
-    /// has not opened as it last read it.
+    /// Tells the server `paths` changed on disk. TypeScript 7 never looks by itself, and judges
+    /// a file it has not opened as it last read it; tsserver watches the files it has not been
+    /// given itself, so only the generation moves.
     pub(crate) fn changed_on_disk(&mut self, paths: &[&str]) -> Result<(), ServerError> {
         if paths.is_empty() {
+            return Ok(());
+        }
+        if self.dialect == Dialect::Tsserver {
+            self.generation += 1;
             return Ok(());
         }
         let mut changes = Vec::with_capacity(paths.len());
@@ -359,42 +415,48 @@ impl LanguageServer {
     ) -> impl Future<Output = Result<Vec<Diagnostic>, ServerError>> + use<> {
         let socket = self.socket.clone();
         let uri = self.uri(path);
+        let file = self.root.join(path);
         let ended = Arc::clone(&self.ended);
+        let dialect = self.dialect;
         async move {
-            let uri = uri?;
-            let params = PullParams {
-                text_document: TextDocumentIdentifier { uri },
+            let stopped = |other: async_lsp::Error| {
+                ServerError::Stopped(lock(&ended).clone().unwrap_or_else(|| other.to_string()))
             };
-            let method = "textDocument/diagnostic";
-            match socket.request::<PullDiagnostics>(params).await {
-                Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(
-                    report,
-                ))) => Ok(report.full_document_diagnostic_report.items),
-                Ok(_) => Err(ServerError::Answered {
-                    method,
-                    message: "a partial or unchanged report, which was not asked for".to_owned(),
-                }),
-                Err(async_lsp::Error::Response(response)) => Err(ServerError::Answered {
-                    method,
-                    message: response.message,
-                }),
-                Err(async_lsp::Error::Deserialize(error)) => Err(ServerError::Answered {
-                    method,
-                    message: format!("an answer that cannot be read: {error}"),
-                }),
-                Err(other) => Err(ServerError::Stopped(
-                    lock(&ended).clone().unwrap_or_else(|| other.to_string()),
-                )),
+            match dialect {
+                Dialect::Pull => pull_diagnostics(&socket, uri?)
+                    .await
+                    .map_err(|e| e.or(stopped)),
+                Dialect::Tsserver => {
+                    let (syntactic, semantic) = futures::future::join(
+                        tsserver_diagnostics(&socket, &file, "syntacticDiagnosticsSync"),
+                        tsserver_diagnostics(&socket, &file, "semanticDiagnosticsSync"),
+                    )
+                    .await;
+                    let mut diagnostics = syntactic.map_err(|e| e.or(stopped))?;
+                    diagnostics.extend(semantic.map_err(|e| e.or(stopped))?);
+                    Ok(diagnostics)
+                }
             }
         }
     }
 
-    /// The server's resident memory in bytes, where the system tells it (Linux).
+    /// The resident memory of the server and the processes it started (typescript-language-server
+    /// runs tsserver as its child), in bytes, where the system tells it (Linux).
     pub(crate) fn resident_bytes(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid?)).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
+        let pid = self.pid?;
+        let mut total = resident_of(pid)?;
+        let mut queue = children_of(pid);
+        // A bound on the walk: a server that forks without end is not followed for ever.
+        let mut visited = 0;
+        while let Some(child) = queue.pop() {
+            visited += 1;
+            if visited > MAX_PROCESS_TREE {
+                break;
+            }
+            total += resident_of(child).unwrap_or(0);
+            queue.extend(children_of(child));
+        }
+        Some(total)
     }
 
     /// The server's process id.
@@ -418,9 +480,23 @@ impl LanguageServer {
         }
     }
 
-    /// Kills the process at once.
+    /// Kills the process and what it started at once.
     pub(crate) fn kill(&mut self) {
+        self.kill_group();
         let _ = self.child.start_kill();
+    }
+
+    /// Kills the server's process group (it leads one of its own), so a tsserver its bridge
+    /// started does not outlive it.
+    fn kill_group(&self) {
+        if let Some(pid) = self.pid.and_then(|pid| i32::try_from(pid).ok()) {
+            // The group the server leads (spawned with `process_group(0)`) holds only what it
+            // started; it may be gone already.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
     }
 
     fn uri(&self, path: &str) -> Result<Url, ServerError> {
@@ -428,6 +504,172 @@ impl LanguageServer {
             method: "uri",
             message: format!("{path} is not a file path"),
         })
+    }
+}
+
+/// At most this many processes below a server are counted for its memory.
+const MAX_PROCESS_TREE: usize = 64;
+
+/// The resident memory of process `pid` in bytes.
+fn resident_of(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The children of process `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .map(|text| {
+            text.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A request that failed: answered with an error or unreadable (named), or not answered at all
+/// (the connection's reason decides).
+enum RequestFailure {
+    Named(ServerError),
+    Connection(async_lsp::Error),
+}
+
+impl RequestFailure {
+    fn of(method: &'static str, error: async_lsp::Error) -> Self {
+        match error {
+            async_lsp::Error::Response(response) => Self::Named(ServerError::Answered {
+                method,
+                message: response.message,
+            }),
+            async_lsp::Error::Deserialize(error) => Self::Named(ServerError::Answered {
+                method,
+                message: format!("an answer that cannot be read: {error}"),
+            }),
+            other => Self::Connection(other),
+        }
+    }
+
+    fn or(self, stopped: impl FnOnce(async_lsp::Error) -> ServerError) -> ServerError {
+        match self {
+            Self::Named(error) => error,
+            Self::Connection(error) => stopped(error),
+        }
+    }
+}
+
+/// TypeScript 7's `textDocument/diagnostic` for the document `uri`.
+async fn pull_diagnostics(
+    socket: &ServerSocket,
+    uri: Url,
+) -> Result<Vec<Diagnostic>, RequestFailure> {
+    let method = "textDocument/diagnostic";
+    let params = PullParams {
+        text_document: TextDocumentIdentifier { uri },
+    };
+    match socket.request::<PullDiagnostics>(params).await {
+        Ok(DocumentDiagnosticReportResult::Report(DocumentDiagnosticReport::Full(report))) => {
+            Ok(report.full_document_diagnostic_report.items)
+        }
+        Ok(_) => Err(RequestFailure::Named(ServerError::Answered {
+            method,
+            message: "a partial or unchanged report, which was not asked for".to_owned(),
+        })),
+        Err(error) => Err(RequestFailure::of(method, error)),
+    }
+}
+
+/// tsserver's `command` (`syntacticDiagnosticsSync` or `semanticDiagnosticsSync`) for `file`, run
+/// through typescript-language-server's `typescript.tsserverRequest`, as LSP diagnostics.
+async fn tsserver_diagnostics(
+    socket: &ServerSocket,
+    file: &Path,
+    command: &'static str,
+) -> Result<Vec<Diagnostic>, RequestFailure> {
+    let params = ExecuteCommandParams {
+        command: "typescript.tsserverRequest".to_owned(),
+        arguments: vec![
+            serde_json::Value::from(command),
+            serde_json::json!({ "file": file }),
+        ],
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let answer = socket
+        .request::<ExecuteCommand>(params)
+        .await
+        .map_err(|error| RequestFailure::of(command, error))?;
+    let unreadable = |message: String| {
+        RequestFailure::Named(ServerError::Answered {
+            method: command,
+            message,
+        })
+    };
+    let response: TsserverResponse = serde_json::from_value(answer.unwrap_or_default())
+        .map_err(|error| unreadable(format!("an answer that cannot be read: {error}")))?;
+    if !response.success {
+        return Err(unreadable(
+            response
+                .message
+                .unwrap_or_else(|| "it failed without saying why".to_owned()),
+        ));
+    }
+    Ok(response
+        .body
+        .into_iter()
+        .map(TsserverDiagnostic::into_lsp)
+        .collect())
+}
+
+/// tsserver's answer to a request.
+#[derive(serde::Deserialize)]
+struct TsserverResponse {
+    success: bool,
+    message: Option<String>,
+    #[serde(default)]
+    body: Vec<TsserverDiagnostic>,
+}
+
+/// One diagnostic in tsserver's protocol: 1-based lines and UTF-16 offsets.
+#[derive(serde::Deserialize)]
+struct TsserverDiagnostic {
+    start: TsserverLocation,
+    end: TsserverLocation,
+    text: String,
+    code: Option<i32>,
+    category: String,
+}
+
+#[derive(serde::Deserialize)]
+struct TsserverLocation {
+    line: u32,
+    offset: u32,
+}
+
+impl TsserverLocation {
+    fn into_lsp(self) -> Position {
+        Position::new(self.line.saturating_sub(1), self.offset.saturating_sub(1))
+    }
+}
+
+impl TsserverDiagnostic {
+    /// As the language server protocol says it: categories become severities the way
+    /// typescript-language-server maps them for its pushes.
+    fn into_lsp(self) -> Diagnostic {
+        let severity = match self.category.as_str() {
+            "error" => DiagnosticSeverity::ERROR,
+            "warning" => DiagnosticSeverity::WARNING,
+            "suggestion" => DiagnosticSeverity::HINT,
+            _ => DiagnosticSeverity::INFORMATION,
+        };
+        Diagnostic {
+            range: Range::new(self.start.into_lsp(), self.end.into_lsp()),
+            severity: Some(severity),
+            code: self.code.map(NumberOrString::Number),
+            source: Some("typescript".to_owned()),
+            message: self.text,
+            ..Diagnostic::default()
+        }
     }
 }
 
@@ -476,6 +718,9 @@ fn client_router() -> Router<()> {
             let items = params.items.len();
             async move { Ok(vec![ATA_OFF.clone(); items]) }
         })
+        // typescript-language-server stops when a request of its is refused: every other
+        // request is answered with `null`.
+        .unhandled_request(|(), _| async { Ok(serde_json::Value::Null) })
         .unhandled_notification(|(), _| ControlFlow::Continue(()))
         .event::<Stop>(|(), _| ControlFlow::Break(Ok(())));
     router
@@ -488,6 +733,7 @@ struct Stop;
 impl Drop for LanguageServer {
     fn drop(&mut self) {
         let _ = self.socket.emit(Stop);
+        self.kill_group();
     }
 }
 
