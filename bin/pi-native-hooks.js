@@ -4,11 +4,11 @@
 // exit codes are the cargo-built binary's.
 "use strict";
 
-const { loadAddon } = require("../bindings/extension/addon.cjs");
+const { loadAddon, tsserverBridge } = require("../bindings/extension/addon.cjs");
 
 const { addon, problem } = loadAddon();
 if (addon) {
-  const status = addon.runCli(process.argv.slice(2));
+  const status = addon.runCli(process.argv.slice(2), { tsserverBridge: tsserverBridge() });
   if (typeof status === "number") {
     process.exitCode = status;
   } else {

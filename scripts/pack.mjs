@@ -1,6 +1,8 @@
 // The staging half of `scripts/pack` (run it instead): packs the addon built for this machine into
 // its platform package and the main package with `optionalDependencies` on every platform package,
-// as `napi pre-publish` writes them for a release, so a registry holding both resolves the addon.
+// as `napi pre-publish` writes them for a release, so a registry holding both resolves the addon;
+// then each registry dependency of the main package, from the pinned install in node_modules, so a
+// local registry serves it as npmjs.org would. Prints one tarball name per line, in that order.
 import { execFileSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,6 +63,13 @@ try {
 
   console.log(pack(mainStage));
   console.log(pack(platformStage));
+  for (const [name, pinned] of Object.entries(packageJson.dependencies ?? {})) {
+    const dependency = join(repo, "node_modules", name);
+    /** @type {{ version: string }} */
+    const installed = JSON.parse(readFileSync(join(dependency, "package.json"), "utf8"));
+    if (installed.version !== pinned) fail(`node_modules/${name} is at ${installed.version}, package.json pins ${pinned}: run \`npm ci\``);
+    console.log(pack(dependency));
+  }
 } finally {
   rmSync(stage, { recursive: true, force: true });
 }

@@ -128,7 +128,7 @@ try {
   step("scripts/pack.mjs writes the main package the release publishes (the registry e2e test installs its tarballs)");
   mkdirSync(join(ROOT, "packed"));
   mkdirSync(join(ROOT, "published"));
-  const [packedMain] = run(process.execPath, [join(repo, "scripts/pack.mjs"), join(ROOT, "packed")], { cwd: repo, env, capture: true }).trim().split("\n");
+  const [packedMain, , ...dependencies] = run(process.execPath, [join(repo, "scripts/pack.mjs"), join(ROOT, "packed")], { cwd: repo, env, capture: true }).trim().split("\n");
   /** @type {{ filename: string }[]} */
   const [fetched] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", join(ROOT, "published"), `${packageName}@${version}`], { cwd: ROOT, env: publishEnv, capture: true }));
   const publishedTarball = join(ROOT, "published", fetched.filename);
@@ -139,12 +139,17 @@ try {
   const packedManifest = JSON.parse(run("tar", ["-xzOf", join(ROOT, "packed", packedMain), "package/package.json"], { capture: true }));
   assert.deepEqual(packedManifest.optionalDependencies, main.optionalDependencies, "the same optional dependencies");
 
+  // The registry has no uplink: the main package's registry dependencies (typescript-language-server)
+  // are published to it from their pinned install, as npmjs.org holds them.
+  step(`npm publish of the main package's registry dependencies (${dependencies.join(", ")}), as npmjs.org holds them`);
+  for (const tarball of dependencies) run("npm", ["publish", join(ROOT, "packed", tarball)], { env: publishEnv });
+
   step("npm install -g pi-native-hooks from the local registry");
   const prefix = join(ROOT, "global");
   run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", packageName], { cwd: ROOT, env: { ...publishEnv, PATH: process.env.PATH } });
   const installed = join(prefix, "lib", "node_modules", packageName);
   assert.deepEqual(readdirSync(join(prefix, "lib", "node_modules")), [packageName]);
-  assert.deepEqual(readdirSync(join(installed, "node_modules")), [`${packageName}-${platform}`], "this platform's package and nothing else: no Pi (its peers are optional), no other platform");
+  assert.deepEqual(readdirSync(join(installed, "node_modules")).filter((name) => !name.startsWith(".")).sort(), [`${packageName}-${platform}`, "typescript-language-server"], "this platform's package and the type check's bridge, nothing else: no Pi (its peers are optional), no other platform");
 
   step("the smoke test of release.yml, against the installed package");
   run("sh", [join(repo, ".github/workflows/smoke-test.sh"), installed], { cwd: ROOT });

@@ -2,7 +2,8 @@
 // the platform package (`pi-native-hooks-linux-x64-gnu`, …) or a locally built `.node` file. When
 // there is none, it says so in one line — the platform, the prebuilt ones and how to build from
 // source — instead of the loader's advice about an npm bug, which is wrong here. Shared by the Pi
-// extension (`native.ts`) and the package's `bin`; plain CommonJS so both can require it.
+// extension (`native.ts`) and the package's `bin`; plain CommonJS so both can require it. Also
+// finds the typescript-language-server the package brings, for the engine's type check.
 "use strict";
 
 const { napi } = require("../../package.json");
@@ -95,4 +96,18 @@ function loadAddon() {
   return loaded;
 }
 
-module.exports = { loadAddon, platformName, SUPPORTED };
+/**
+ * typescript-language-server, which the engine runs for projects with a TypeScript before 7 (7 and
+ * later are their own language server): the one this package depends on, run by this process's
+ * Node. Undefined when it is not installed; the engine then looks for one beside the project.
+ * @returns {{ node: string, cli: string } | undefined}
+ */
+function tsserverBridge() {
+  try {
+    return { node: process.execPath, cli: require.resolve("typescript-language-server/lib/cli.mjs") };
+  } catch {
+    return undefined;
+  }
+}
+
+module.exports = { loadAddon, platformName, tsserverBridge, SUPPORTED };

@@ -6,7 +6,7 @@
 // <method>)`, and `/reload` opens a new session in its place.
 import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
 import { Type } from "typebox";
-import { type EntryPoint, type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, unwrap } from "./native.ts";
+import { type EntryPoint, type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, tsserverBridge, unwrap } from "./native.ts";
 import { resultPatch } from "./patch.ts";
 import { jsonArguments, resultEvent } from "./wire.ts";
 
@@ -130,6 +130,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
           await native.openSession({
             cwd: ctx.cwd,
             configRoot: options.configRoot,
+            tsserverBridge,
             continuationCap: options.continuationCap,
             waveTimeoutMs: options.waveTimeoutMs,
             panicIn: options.panicIn,

@@ -5,7 +5,10 @@ import { createRequire } from "node:module";
 import type * as Native from "../native/index.js";
 
 const require = createRequire(import.meta.url);
-const loaded: { addon?: typeof Native; problem?: string } = require("./addon.cjs").loadAddon();
+const addonLoader: { loadAddon(): { addon?: typeof Native; problem?: string }; tsserverBridge(): Native.TsserverBridge | undefined } = require("./addon.cjs");
+const loaded = addonLoader.loadAddon();
+/** The typescript-language-server this package brings, for projects with a TypeScript before 7. */
+export const tsserverBridge: Native.TsserverBridge | undefined = addonLoader.tsserverBridge();
 
 export const native: typeof Native | undefined = loaded.addon;
 /** Why the addon is not available (platform, prebuilt platforms, how to build), when it is not. */

@@ -134,6 +134,11 @@ export interface BranchEntry {
 
 /** How to run the command line (the npm package's `bin` passes none). */
 export interface CliOptions {
+  /**
+   * typescript-language-server for `check --types` on projects with a TypeScript before 7
+   * (omitted: only one installed beside such a project serves it).
+   */
+  tsserverBridge?: TsserverBridge
   /** Tests only: `runCli` panics inside the addon once the command has run. */
   panicIn?: EntryPoint
 }
@@ -463,6 +468,11 @@ export interface SessionOptions {
    * `<home>/.config/pi-native-hooks` with `<home>` from the OS user record (never `$HOME`).
    */
   configRoot?: string
+  /**
+   * typescript-language-server for projects with a TypeScript before 7 (omitted: only one
+   * installed beside such a project serves it).
+   */
+  tsserverBridge?: TsserverBridge
   /** Tests only: replaces the settings file's `verification.continuation_cap` (default 8). */
   continuationCap?: number
   /** Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000). */
@@ -583,6 +593,19 @@ export interface ToolResultEvent {
   details?: unknown
   /** The result's content blocks (a declared shell tool may print its exit code in their text). */
   content?: unknown
+}
+
+/**
+ * typescript-language-server, which serves projects with a TypeScript before 7 (TypeScript 7 and
+ * later are their own language server): the Node that runs it and its `lib/cli.mjs`. The
+ * extension and the package's command pass the one the package depends on, run by their own
+ * Node (`process.execPath`).
+ */
+export interface TsserverBridge {
+  /** The Node executable. */
+  node: string
+  /** typescript-language-server's `lib/cli.mjs`. */
+  cli: string
 }
 
 /** The verification part of the status. */

@@ -8,6 +8,7 @@ use clap::Parser;
 use napi::Either;
 use napi_derive::napi;
 use pi_native_hooks_cli::{Cli, ExitStatus, Output, run};
+use pi_native_hooks_session::TsserverBridge;
 use std::io::Write;
 
 /// Runs `pi-native-hooks <argv>` (the arguments after the command name) from the process's current
@@ -16,9 +17,11 @@ use std::io::Write;
 /// A panic is returned as a [`BindingError`] (`PNH_PANIC`) once what was written is flushed.
 #[napi]
 pub fn run_cli(argv: Vec<String>, options: Option<CliOptions>) -> Either<i32, BindingError> {
-    let panic_in = options.and_then(|options| options.panic_in);
+    let (panic_in, bridge) = options.map_or((None, None), |options| {
+        (options.panic_in, options.tsserver_bridge.map(Into::into))
+    });
     let ran = contain(EntryPoint::RunCli, || {
-        let code = run_cli_contained(argv);
+        let code = run_cli_contained(argv, bridge);
         test_seam(EntryPoint::RunCli, panic_in);
         code
     });
@@ -34,9 +37,9 @@ pub fn run_cli(argv: Vec<String>, options: Option<CliOptions>) -> Either<i32, Bi
     }
 }
 
-fn run_cli_contained(argv: Vec<String>) -> i32 {
+fn run_cli_contained(argv: Vec<String>, bridge: Option<TsserverBridge>) -> i32 {
     let cli = match Cli::try_parse_from(std::iter::once("pi-native-hooks".to_owned()).chain(argv)) {
-        Ok(cli) => cli,
+        Ok(cli) => cli.with_tsserver_bridge(bridge),
         Err(error) => {
             // `--help`, `--version` and usage errors, printed and coded exactly as `Cli::parse`
             // would before exiting the process (which an addon must not do).
@@ -77,6 +80,7 @@ mod tests {
     #[test]
     fn a_panic_is_answered_as_pnh_panic() {
         let options = CliOptions {
+            tsserver_bridge: None,
             panic_in: Some(EntryPoint::RunCli),
         };
         let Either::B(error) = run_cli(vec!["--version".to_owned()], Some(options)) else {

@@ -40,6 +40,7 @@ fn open(options: SessionOptions) -> Either<HookSession, BindingError> {
     };
     let mut engine = EngineOptions::new(&options.cwd, root);
     // Test options only: production passes none, so the config root's settings file decides.
+    engine.tsserver_bridge = options.tsserver_bridge.map(Into::into);
     engine.overrides.continuation_cap = options.continuation_cap;
     engine.overrides.wave_timeout = options
         .wave_timeout_ms
@@ -60,6 +61,7 @@ mod tests {
         let options = |panic_in| SessionOptions {
             cwd: dir.path().display().to_string(),
             config_root: Some(dir.path().join("config").display().to_string()),
+            tsserver_bridge: None,
             continuation_cap: None,
             wave_timeout_ms: None,
             panic_in,

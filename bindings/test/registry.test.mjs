@@ -144,11 +144,15 @@ after(async () => {
   assert.deepEqual(REAL_PATHS.map(stamp), realBefore, "the real ~/.pi and config root are untouched");
 });
 
-test("scripts/pack writes the main package and this platform's package at the same version", () => {
-  /** @type {{ version: string }} */
+test("scripts/pack writes the main package and this platform's package at the same version, and the main package's registry dependencies", () => {
+  /** @type {{ version: string, dependencies: Record<string, string> }} */
   const main = JSON.parse(readFileSync(join(PACKAGE, "package.json"), "utf8"));
   const version = main.version;
-  assert.equal(tarballs.length, 2);
+  assert.deepEqual(
+    tarballs.slice(2),
+    Object.entries(main.dependencies).map(([name, pinned]) => `${name}-${pinned}.tgz`),
+    "each registry dependency at its pinned version, for the local registry to serve",
+  );
   assert.equal(tarballs[0], `pi-native-hooks-${version}.tgz`);
   const match = tarballs[1].match(/^pi-native-hooks-(linux-(?:x64|arm64)-(?:gnu|musl)|darwin-(?:x64|arm64))-(.+)\.tgz$/);
   assert.ok(match, `a platform package: ${tarballs[1]}`);
@@ -171,7 +175,7 @@ test("pi install npm:pi-native-hooks from the registry, without Rust, installs t
   const settings = JSON.parse(readFileSync(join(AGENT_DIR, "settings.json"), "utf8"));
   assert.deepEqual(settings.packages, ["npm:pi-native-hooks"]);
   const modules = readdirSync(join(AGENT_DIR, "npm", "node_modules")).filter((name) => !name.startsWith("."));
-  assert.deepEqual(modules.sort(), ["pi-native-hooks", `pi-native-hooks-${platform}`], "the platform package and nothing else: no peer, no other platform");
+  assert.deepEqual(modules.sort(), ["pi-native-hooks", `pi-native-hooks-${platform}`, "typescript-language-server"], "the platform package and the type check's bridge, nothing else: no peer, no other platform");
   /** @type {{ version: string, optionalDependencies: Record<string, string> }} */
   const manifest = JSON.parse(readFileSync(join(INSTALLED, "package.json"), "utf8"));
   assert.equal(manifest.optionalDependencies[`pi-native-hooks-${platform}`], manifest.version, "the versions line up");

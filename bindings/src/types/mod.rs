@@ -18,6 +18,7 @@ mod settle_result;
 mod status;
 mod tool_call;
 mod tool_result_event;
+mod tsserver_bridge;
 mod waiver_result;
 mod watcher_status;
 
@@ -36,4 +37,5 @@ pub(crate) use settle_result::SettleResult;
 pub(crate) use status::SessionStatus;
 pub(crate) use tool_call::ToolCall;
 pub(crate) use tool_result_event::ToolResultEvent;
+pub(crate) use tsserver_bridge::TsserverBridge;
 pub(crate) use waiver_result::WaiverResult;

@@ -1,4 +1,4 @@
-use super::EntryPoint;
+use super::{EntryPoint, TsserverBridge};
 use napi_derive::napi;
 
 /// How to open a session.
@@ -9,6 +9,9 @@ pub struct SessionOptions {
     /// The config root to load. Omit it in production: the root is then
     /// `<home>/.config/pi-native-hooks` with `<home>` from the OS user record (never `$HOME`).
     pub config_root: Option<String>,
+    /// typescript-language-server for projects with a TypeScript before 7 (omitted: only one
+    /// installed beside such a project serves it).
+    pub tsserver_bridge: Option<TsserverBridge>,
     /// Tests only: replaces the settings file's `verification.continuation_cap` (default 8).
     pub continuation_cap: Option<u32>,
     /// Tests only: replaces the settings file's `waves.timeout_ms` (default 10,000).

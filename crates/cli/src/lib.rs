@@ -16,6 +16,7 @@ pub use check::fix;
 
 use clap::{Parser, Subcommand};
 use pi_native_hooks_config::{ConfigSource, ConfigSourceError};
+use pi_native_hooks_typescript::TsserverBridge;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -26,6 +27,18 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+impl Cli {
+    /// Serves `check --types` on projects with a TypeScript before 7 with the host's
+    /// typescript-language-server (the npm package's command passes the one it brings).
+    #[must_use]
+    pub fn with_tsserver_bridge(mut self, bridge: Option<TsserverBridge>) -> Self {
+        if let Command::Check(args) = &mut self.command {
+            args.tsserver_bridge = bridge;
+        }
+        self
+    }
 }
 
 #[derive(Debug, Subcommand)]

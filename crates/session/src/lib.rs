@@ -35,6 +35,7 @@ mod status;
 pub use gate::calls::{RestoreOutcome, SettleOutcome, WaiverOutcome};
 pub use gate::observe::observe;
 pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
+pub use pi_native_hooks_typescript::TsserverBridge;
 pub use reload::ReloadError;
 pub use state::{IdleReason, Session, SessionSetupError};
 pub use status::report::{FooterSummary, SessionReport, footer, render_status};

@@ -130,7 +130,8 @@ fn start_coordinator(
             Handle::current(),
             TypeScriptLimits::from_settings(settings),
             head_texts(root.clone(), ScanLimits::default().max_file_bytes),
-        );
+        )
+        .with_tsserver_bridge(options.tsserver_bridge.clone());
         let status = TypeCheckStatus::On(analyzer.status());
         analyzers.push(Box::new(analyzer));
         status

@@ -2,6 +2,7 @@
 //! loads (resolved by the caller: the OS user record in production, a temp dir in tests), the
 //! test overrides of the root's settings file and the clock.
 
+use pi_native_hooks_typescript::TsserverBridge;
 use pi_native_hooks_verification::Timestamp;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -32,6 +33,9 @@ pub struct SessionOptions {
     pub overrides: SettingOverrides,
     /// What "now" is for waivers and evidence timestamps; tests pass a fixed one.
     pub clock: Clock,
+    /// The host's typescript-language-server, which serves projects with a TypeScript before 7
+    /// (none: only one installed beside such a project does).
+    pub tsserver_bridge: Option<TsserverBridge>,
 }
 
 impl SessionOptions {
@@ -42,6 +46,7 @@ impl SessionOptions {
             config_root: config_root.into(),
             overrides: SettingOverrides::default(),
             clock: system_clock(),
+            tsserver_bridge: None,
         }
     }
 }

@@ -29,6 +29,7 @@ use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_delivery::{Start, diagnostic_start, finding_start};
 use pi_native_hooks_policy::{CheckResult, DiagnosticRun};
 use pi_native_hooks_setup::LoadedConfig;
+use pi_native_hooks_typescript::TsserverBridge;
 use pi_native_hooks_workspace::RevisionTree;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -64,6 +65,10 @@ Exit status:
 // Each flag is an independent command-line switch, not a state.
 #[expect(clippy::struct_excessive_bools)]
 pub(crate) struct CheckArgs {
+    /// The host's typescript-language-server for projects with a TypeScript before 7 (set by the
+    /// npm package's command, never on the command line).
+    #[arg(skip)]
+    pub tsserver_bridge: Option<TsserverBridge>,
     /// Files to scan (default: the modified, staged and untracked files of the repository around
     /// the current directory, compared to HEAD).
     pub paths: Vec<PathBuf>,
@@ -290,6 +295,7 @@ fn type_check(
         settings,
         limits.max_file_bytes,
         &config.registry,
+        args.tsserver_bridge.as_ref(),
     ) {
         Ok(typed) => {
             for off in &typed.off {

@@ -14,7 +14,9 @@ use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_config::settings::TypeScriptSettings;
 use pi_native_hooks_delivery::{PriorFinding, finding_start, findings_by_path, introduced};
 use pi_native_hooks_policy::{DiagnosticRun, PolicyRegistry};
-use pi_native_hooks_typescript::{PriorTexts, ProjectLookup, TypeScriptAnalyzer, TypeScriptLimits};
+use pi_native_hooks_typescript::{
+    PriorTexts, ProjectLookup, TsserverBridge, TypeScriptAnalyzer, TypeScriptLimits,
+};
 use pi_native_hooks_workspace::RevisionTree;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,6 +54,7 @@ pub(crate) fn run(
     settings: &TypeScriptSettings,
     max_file_bytes: u64,
     registry: &PolicyRegistry,
+    bridge: Option<&TsserverBridge>,
 ) -> Result<TypeCheck, TypeCheckError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -70,7 +73,8 @@ pub(crate) fn run(
         rev.map(|(tree, rev)| (tree.worktree_root().to_path_buf(), rev.to_owned())),
         max_file_bytes,
     );
-    let mut analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior);
+    let mut analyzer = TypeScriptAnalyzer::new(root, runtime.handle().clone(), limits, prior)
+        .with_tsserver_bridge(bridge.cloned());
     let skipped: Vec<&str> = snapshot.skipped.iter().map(|s| s.path.as_str()).collect();
     let analyzed: Vec<&String> = snapshot
         .paths
@@ -82,7 +86,7 @@ pub(crate) fn run(
         .filter(|path| analyzer.handles(path))
         .map(|path| (*path).clone())
         .collect();
-    let mut lookup = ProjectLookup::new(root);
+    let mut lookup = ProjectLookup::new(root).with_bridge(bridge.cloned());
     let mut off: BTreeSet<String> = BTreeSet::new();
     for path in &analyzed {
         if let Some(project) = lookup.project_of(path)
