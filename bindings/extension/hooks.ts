@@ -12,6 +12,8 @@ import { jsonArguments, resultEvent } from "./wire.ts";
 
 /** The `customType` of the gate's continuation message. */
 export const VERIFICATION_MESSAGE = "pi-native-hooks-verification";
+/** The `customType` of the settle's message with diagnostics that arrived late. */
+export const LATE_DIAGNOSTICS_MESSAGE = "pi-native-hooks-diagnostics";
 /** The waiver tool's name. */
 export const WAIVER_TOOL = "pi_hooks_waive_verification";
 const STATUS_KEY = "pi-native-hooks";
@@ -201,11 +203,12 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         persist(decision.entries);
         if (decision.notification) ctx.ui.notify(decision.notification, "warning");
         showFooter(ctx);
-        if (!decision.message) return undefined;
-        return {
-          entries: [...event.entries, { type: "custom_message" as const, customType: VERIFICATION_MESSAGE, content: decision.message, display: true }],
-          continue: true,
-        };
+        const messages = [
+          ...(decision.lateFindings ? [{ type: "custom_message" as const, customType: LATE_DIAGNOSTICS_MESSAGE, content: decision.lateFindings, display: true }] : []),
+          ...(decision.message ? [{ type: "custom_message" as const, customType: VERIFICATION_MESSAGE, content: decision.message, display: true }] : []),
+        ];
+        if (messages.length === 0) return undefined;
+        return { entries: [...event.entries, ...messages], continue: true };
       }),
     );
     // Only the newest gate message stays in the model's copy of the conversation, and none once

@@ -40,7 +40,10 @@ export declare class HookSession {
   toolResult(event: ToolResultEvent): Promise<ResultDecision | BindingError>
   /** `tool_execution_end`. */
   toolExecutionEnd(id: string): undefined | BindingError
-  /** `agent_before_settle`: refreshes the workspace and decides whether the agent may stop. */
+  /**
+   * `agent_before_settle`: delivers diagnostics that arrived late, refreshes the workspace and
+   * decides whether the agent may stop.
+   */
   beforeSettle(): Promise<SettleResult | BindingError>
   /** The waiver tool: waives every outstanding check with `reason`. */
   waive(toolCallId: string, reason: string): Promise<WaiverResult | BindingError>
@@ -544,6 +547,11 @@ export interface SettleResult {
    * content and `continue: true`.
    */
   message?: string
+  /**
+   * When set, also return a `custom_message` of type `pi-native-hooks-diagnostics` with this
+   * content (diagnostics that arrived after their wave's tool results) and `continue: true`.
+   */
+  lateFindings?: string
   /** A one-time notification for the user (the gate stopped forcing). */
   notification?: string
   /** Entries to append. */

@@ -303,11 +303,13 @@ impl HookSession {
         )
     }
 
-    /// `agent_before_settle`: refreshes the workspace and decides whether the agent may stop.
+    /// `agent_before_settle`: delivers diagnostics that arrived late, refreshes the workspace and
+    /// decides whether the agent may stop.
     #[napi]
     pub async fn before_settle(&self) -> Either<SettleResult, BindingError> {
         let stopped = |_: &Panicked| SettleResult {
             message: None,
+            late_findings: None,
             notification: None,
             entries: Vec::new(),
         };

@@ -8,7 +8,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { symlinkSync, mkdirSync, existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { assertNoProblems, assertRealUntouched, call, command, configRoot, listedLocations, newRepo, PACKAGE, say, start, toolResults, toolUse } from "./harness.mjs";
+import { assertNoProblems, assertRealUntouched, call, command, configRoot, listedLocations, newRepo, PACKAGE, say, start, text, toolResults, toolUse } from "./harness.mjs";
 
 after(assertRealUntouched);
 
@@ -123,3 +123,30 @@ for (const { name, version, modules, settings } of SERVERS) {
   });
 }
 
+test("a type error found after its wave's wait is sent with the settle, once, and Pi goes on", async () => {
+  // `wait_ms = 0`: no wave waits for the type check, so the write's block says it is incomplete
+  // and the error arrives at the settle instead.
+  const [ts7] = SERVERS;
+  const repo = newRepo({ "tsconfig.json": TSCONFIG, "package.json": '{ "type": "module" }\n', ".gitignore": "node_modules\n", "src/a.ts": "export const a = 1;\n" });
+  mkdirSync(join(repo, "node_modules"));
+  symlinkSync(join(ts7.modules, "typescript"), join(repo, "node_modules/typescript"));
+  const started = await start({
+    repo,
+    configRoot: configRoot({ "settings.toml": "[typescript]\nwait_ms = 0\n" }),
+    responses: [toolUse(call("write", { path: "src/a.ts", content: 'export const a: number = "s";\n' }, { id: "W" })), say("done"), say("fixed it later")],
+  });
+  await started.session.prompt("type a");
+  assertNoProblems(started);
+  assert.equal(started.faux.state.callCount, 3, "the settle sent the agent back once");
+  const [written] = toolResults(started.contexts[1]);
+  assert.match(written[2], /1 file not type-checked/, written[2]);
+  assert.doesNotMatch(written[2], /TS2322/, written[2]);
+  const late = started.contexts[2].messages.at(-1);
+  assert.ok(late, "the continuation request has messages");
+  assert.equal(late.role, "user");
+  assert.match(text(late), /^\[pi-native-hooks\] These arrived after the tool results/, text(late));
+  assert.deepEqual(listedLocations(text(late), "TS2322"), ["src/a.ts:1:14"], text(late));
+  const entries = started.session.sessionManager.getEntries().filter((e) => e.type === "custom_message" && e.customType === "pi-native-hooks-diagnostics");
+  assert.equal(entries.length, 1, "one late message in the session's history");
+  started.session.dispose();
+});

@@ -32,5 +32,5 @@ pub use introduced::{
     introduced,
 };
 pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
-pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render};
+pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render, render_late};
 pub use tokens::TokenCount;

@@ -144,6 +144,28 @@ pub fn render(
     warnings: &Warnings,
     limits: RenderLimits,
 ) -> Option<Block> {
+    render_for(Some(carrier), diagnostics, pre_existing, warnings, limits)
+}
+
+/// [`render`] for diagnostics that arrived after the tool results of their wave were shown (a
+/// type check that outlasted the wave's wait), delivered at the settle in a message of their
+/// own rather than on a tool result.
+pub fn render_late(
+    diagnostics: &[&PolicyDiagnostic],
+    pre_existing: &[(&str, usize)],
+    warnings: &Warnings,
+    limits: RenderLimits,
+) -> Option<Block> {
+    render_for(None, diagnostics, pre_existing, warnings, limits)
+}
+
+fn render_for(
+    carrier: Option<CarrierInfo<'_>>,
+    diagnostics: &[&PolicyDiagnostic],
+    pre_existing: &[(&str, usize)],
+    warnings: &Warnings,
+    limits: RenderLimits,
+) -> Option<Block> {
     let warning = warnings.line();
     if diagnostics.is_empty() && warning.is_none() {
         return None;
@@ -215,7 +237,8 @@ struct Group {
 }
 
 struct Layout<'a> {
-    carrier: CarrierInfo<'a>,
+    /// The call whose result carries the block; `None` for diagnostics that arrived late.
+    carrier: Option<CarrierInfo<'a>>,
     diagnostics: &'a [&'a PolicyDiagnostic],
     groups: Vec<Group>,
     pre_existing: Vec<(&'a str, usize)>,
@@ -267,11 +290,18 @@ impl Layout<'_> {
     }
 
     fn header(&self) -> String {
-        let tool = Escaped(self.carrier.tool);
-        let status = if self.carrier.is_error {
-            format!("[pi-native-hooks] The `{tool}` call's result above is unchanged.")
-        } else {
-            format!("[pi-native-hooks] The `{tool}` call succeeded; its result above is unchanged.")
+        let status = match self.carrier {
+            Some(carrier) if carrier.is_error => format!(
+                "[pi-native-hooks] The `{}` call's result above is unchanged.",
+                Escaped(carrier.tool)
+            ),
+            Some(carrier) => format!(
+                "[pi-native-hooks] The `{}` call succeeded; its result above is unchanged.",
+                Escaped(carrier.tool)
+            ),
+            None => "[pi-native-hooks] These arrived after the tool results of your last changes \
+                     were shown (the type check took longer than the wave waits)."
+                .to_owned(),
         };
         let line = if self.diagnostics.is_empty() {
             status

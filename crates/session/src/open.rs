@@ -91,6 +91,7 @@ impl Session {
             state: session_state,
             typescript,
             verifier,
+            late_continuations: std::sync::atomic::AtomicU32::new(0),
             options,
         }
     }

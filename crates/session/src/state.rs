@@ -33,6 +33,9 @@ pub struct Session {
     /// What the type check shows in the status (`None` when no coordinator runs).
     pub(super) typescript: Option<TypeCheckStatus>,
     pub(super) verifier: Arc<Verifier>,
+    /// Consecutive settles that sent late diagnostics alone (no verification continuation),
+    /// bounded by the continuation cap; reset when a settle lets the agent stop.
+    pub(super) late_continuations: std::sync::atomic::AtomicU32,
 }
 
 /// The type check of a session: off by the settings, or the analyzer's published status.

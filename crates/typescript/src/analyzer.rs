@@ -257,8 +257,25 @@ impl TypeScriptAnalyzer {
     /// returns the snapshot of the wave's type findings. Blocks the calling thread (never a
     /// runtime thread) for at most the wait, plus reading the files.
     pub fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        self.scan_within(root, paths, self.limits.wait)
+    }
+
+    /// Whether files of an earlier wave are still waiting for their type check.
+    pub fn has_pending(&self) -> bool {
+        !self.carried_changed.is_empty() || !self.carried_dependents.is_empty()
+    }
+
+    /// [`scan`](Self::scan), waiting at most `wait` instead of the configured wait: the settle
+    /// asks once more for what is pending, with a deadline of its own.
+    pub fn scan_within(
+        &mut self,
+        root: &Path,
+        paths: &[String],
+        wait: Duration,
+    ) -> Arc<AnalysisSnapshot> {
         let started = Instant::now();
-        let deadline = tokio::time::Instant::now() + self.limits.wait;
+        let deadline = tokio::time::Instant::now() + wait;
+        let waited_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
         self.before.clear();
         let mut outcome = WaveOutcome::default();
         let beneath = match Beneath::new(root) {
@@ -306,7 +323,7 @@ impl TypeScriptAnalyzer {
                 &project,
                 &changed,
                 dependents,
-                deadline,
+                (deadline, waited_ms),
                 &mut outcome,
             ));
         }
@@ -355,7 +372,7 @@ impl TypeScriptAnalyzer {
         project: &Arc<Project>,
         changed: &[String],
         carried_dependents: Vec<String>,
-        deadline: tokio::time::Instant,
+        (deadline, waited_ms): (tokio::time::Instant, u64),
         outcome: &mut WaveOutcome,
     ) {
         let config = project.config.clone();
@@ -430,7 +447,6 @@ impl TypeScriptAnalyzer {
         match self.server(project, deadline).await {
             Ok(()) => {}
             Err(NoServer::Pending) => {
-                let waited_ms = u64::try_from(self.limits.wait.as_millis()).unwrap_or(u64::MAX);
                 for (path, text) in before_text {
                     outcome.skip(&path, SkipReason::TypeCheckPending { waited_ms });
                     self.carried_changed.insert(path, text);
@@ -469,7 +485,7 @@ impl TypeScriptAnalyzer {
             &before_text,
             &after,
             &dependents,
-            deadline,
+            (deadline, waited_ms),
             outcome,
         )
         .await;
@@ -497,7 +513,7 @@ impl TypeScriptAnalyzer {
         before_text: &BTreeMap<String, Option<Arc<str>>>,
         after: &BTreeMap<String, Option<Arc<str>>>,
         dependents: &[String],
-        deadline: tokio::time::Instant,
+        (deadline, waited_ms): (tokio::time::Instant, u64),
         outcome: &mut WaveOutcome,
     ) {
         server.renew_budget();
@@ -597,7 +613,6 @@ impl TypeScriptAnalyzer {
         outcome.reused += pulled.reused;
         let mut results: HashMap<String, Result<Vec<Finding>, PullFailure>> =
             pulled.results.into_iter().collect();
-        let waited_ms = u64::try_from(self.limits.wait.as_millis()).unwrap_or(u64::MAX);
         for path in after.keys() {
             self.carried_dependents.remove(path);
         }

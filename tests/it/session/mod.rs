@@ -7,6 +7,7 @@ use crate::support::{ConfigRoot, TestRepo};
 mod end_to_end;
 mod held_trees;
 mod hostile;
+mod late;
 mod reload;
 
 /// The example verification policy for a Node project named `my-node-project` (`npm test`).

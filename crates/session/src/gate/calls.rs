@@ -19,6 +19,7 @@
 //! gate's own work, and within two when the waves finish but the snapshot does not.
 
 use crate::gate::worker::Verifier;
+use crate::open::gate_config;
 use crate::state::Session;
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::escape;
@@ -46,6 +47,9 @@ pub struct RestoreOutcome {
 pub struct SettleOutcome {
     /// The continuation message (type `pi-native-hooks-verification`) when the agent must go on.
     pub message: Option<String>,
+    /// Diagnostics that arrived after the tool results of their wave were shown (a type check
+    /// that outlasted the wave's wait), as one block: the agent goes on with them too.
+    pub late_findings: Option<String>,
     /// A one-time notification for the user (the gate stopped forcing, or failed).
     pub notification: Option<String>,
     /// State entries to append.
@@ -145,9 +149,38 @@ impl Session {
         }
     }
 
-    /// `agent_before_settle`: refreshes the workspace and decides whether the agent may stop.
+    /// `agent_before_settle`: delivers what arrived late, refreshes the workspace and decides
+    /// whether the agent may stop.
+    ///
+    /// When a wave's type check outlasted its wait, the analyzers are asked once more (at most
+    /// the wave timeout) and what they introduced goes with the settle's continuation — alone
+    /// when nothing else keeps the agent going, at most `continuation_cap` times in a row; past
+    /// the cap it stays pending for the next wave, named in the status.
     pub async fn before_settle(&self) -> SettleOutcome {
+        use std::sync::atomic::Ordering;
         let unknown = self.wait_for_waves().await.err().map(|e| e.to_string());
+        let cap = gate_config(&self.options, &self.settings.settings).continuation_cap;
+        let late = match (&unknown, self.state.coordinator()) {
+            (None, Some(coordinator)) if self.late_continuations.load(Ordering::SeqCst) < cap => {
+                coordinator.late_block().await
+            }
+            _ => None,
+        };
+        let mut outcome = self.decide_settle(unknown).await;
+        match (&outcome.message, &late) {
+            (None, None) => self.late_continuations.store(0, Ordering::SeqCst),
+            (None, Some(_)) => {
+                self.late_continuations.fetch_add(1, Ordering::SeqCst);
+            }
+            (Some(_), _) => {}
+        }
+        outcome.late_findings = late;
+        outcome
+    }
+
+    /// The gate's part of the settle: refreshes the workspace and decides whether the agent may
+    /// stop.
+    async fn decide_settle(&self, unknown: Option<String>) -> SettleOutcome {
         let told = unknown.clone();
         let tracked = self
             .verifier
@@ -161,6 +194,7 @@ impl Session {
             .await;
         let failed = |verifier: &Verifier| SettleOutcome {
             message: None,
+            late_findings: None,
             notification: Some(format!("pi-native-hooks: {GATE_FAILED}")),
             entries: verifier.take_entries(),
         };
@@ -170,6 +204,7 @@ impl Session {
             Some(false) => {
                 return SettleOutcome {
                     message: None,
+                    late_findings: None,
                     notification: None,
                     entries: self.verifier.take_entries(),
                 };
@@ -192,6 +227,7 @@ impl Session {
         };
         SettleOutcome {
             message,
+            late_findings: None,
             notification,
             entries: self.verifier.take_entries(),
         }

@@ -202,6 +202,18 @@ impl<W: SnapshotSource> WaveCoordinator<W> {
         Err(StillBusy { busy, timeout_ms })
     }
 
+    /// At the settle, after [`WaveCoordinator::idle`]: asks the analyzers once more for what a
+    /// wave left pending (a type check that outlasted its wave's wait), waiting at most the
+    /// timeout, and returns the block of what that check introduced, recorded as delivered, for
+    /// the settle to send. `None` when nothing was pending or nothing new arrived; what is still
+    /// pending stays so, named in the status.
+    pub async fn late_block(&self) -> Option<String> {
+        let wait = self.inner.config().timeout;
+        pipeline::late::late_block(&self.inner, wait)
+            .await
+            .map(|block| block.text)
+    }
+
     /// Takes the waves finished since the last call, in the order they finished (which is wave
     /// order: waves are processed one at a time). Await [`WaveCoordinator::idle`] first to
     /// include every wave whose calls have all ended.

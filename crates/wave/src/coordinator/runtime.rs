@@ -52,6 +52,21 @@ impl Lane {
         self.analysis.run_edited(root, paths, edits, cancel)
     }
 
+    /// Whether an analyzer has files of an earlier wave still waiting for their analysis.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.analysis.has_pending()
+    }
+
+    /// Analyzes once more what is pending, waiting at most `wait` per analyzer.
+    pub(crate) fn flush(
+        &mut self,
+        root: &Path,
+        wait: std::time::Duration,
+        cancel: &CancelToken,
+    ) -> WaveAnalysis {
+        self.analysis.flush(root, wait, cancel)
+    }
+
     /// What was delivered per file in earlier waves.
     pub(crate) fn memory(&mut self) -> &mut DeliveryMemory {
         &mut self.memory

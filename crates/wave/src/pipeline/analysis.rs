@@ -23,6 +23,7 @@ use pi_native_hooks_typescript::TypeScriptAnalyzer;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// An analyzer the wave can run: one key, the paths it understands, one scan per call.
 pub trait WaveAnalyzer: Send {
@@ -67,6 +68,19 @@ pub trait WaveAnalyzer: Send {
     fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
         None
     }
+
+    /// Whether files of an earlier wave still wait for their analysis (an answer that did not
+    /// arrive within the wave's wait).
+    fn has_pending(&self) -> bool {
+        false
+    }
+
+    /// Analyzes what is pending once more, waiting at most `wait`: what arrived after the last
+    /// wave, for the settle to deliver. `None` when nothing is pending.
+    fn flush(&mut self, root: &Path, wait: Duration) -> Option<Arc<AnalysisSnapshot>> {
+        let _ = (root, wait);
+        None
+    }
 }
 
 impl WaveAnalyzer for TypeScriptAnalyzer {
@@ -87,6 +101,14 @@ impl WaveAnalyzer for TypeScriptAnalyzer {
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
         let _ = bytes;
         TypeScriptAnalyzer::findings_in(self, path)
+    }
+
+    fn has_pending(&self) -> bool {
+        TypeScriptAnalyzer::has_pending(self)
+    }
+
+    fn flush(&mut self, root: &Path, wait: Duration) -> Option<Arc<AnalysisSnapshot>> {
+        TypeScriptAnalyzer::has_pending(self).then(|| self.scan_within(root, &[], wait))
     }
 }
 
@@ -408,6 +430,41 @@ impl AnalysisCoordinator {
         cancel: &CancelToken,
     ) -> WaveAnalysis {
         self.run_edited(root, changed, &[], cancel)
+    }
+
+    /// Whether an analyzer has files of an earlier wave still waiting for their analysis.
+    pub fn has_pending(&self) -> bool {
+        self.analyzers.iter().any(|a| a.has_pending())
+    }
+
+    /// Analyzes once more what each analyzer has pending, waiting at most `wait` per analyzer,
+    /// and runs the interested policies over each snapshot, as a wave's runs.
+    pub fn flush(&mut self, root: &Path, wait: Duration, cancel: &CancelToken) -> WaveAnalysis {
+        let mut runs = Vec::new();
+        for analyzer in &mut self.analyzers {
+            let Some(snapshot) = analyzer.flush(root, wait) else {
+                continue;
+            };
+            let request = AnalyzerRequest {
+                analyzer: analyzer.key().clone(),
+                paths: snapshot.paths.iter().cloned().collect(),
+                policies: self
+                    .policies
+                    .consumers(analyzer.key())
+                    .into_iter()
+                    .collect(),
+            };
+            let policies = self.policies.evaluate(&snapshot, cancel);
+            let unreported = unreported_diagnostics(&policies, &snapshot);
+            runs.push(AnalyzerRun {
+                request,
+                snapshot,
+                policies,
+                unreported,
+                trees: analyzer.tree_cache_stats(),
+            });
+        }
+        WaveAnalysis { runs }
     }
 
     /// [`run`](Self::run), with the replacement an `edit` call made in some of the changed files

@@ -5,6 +5,7 @@
 
 pub(crate) mod analysis;
 pub(crate) mod finished;
+pub(crate) mod late;
 pub(crate) mod prior;
 pub(crate) mod snapshots;
 
@@ -228,16 +229,8 @@ fn deliver<W: SnapshotSource>(
     let wave_diagnostics = analysis.diagnostics();
     let selection = lane.memory().select(&wave_diagnostics);
     let judged = Judged::new(analysis, priors);
-    let (fresh, old): (Vec<&KeyedDiagnostic>, Vec<&KeyedDiagnostic>) = selection
-        .fresh
-        .iter()
-        .copied()
-        .partition(|keyed| !judged.is_pre_existing(keyed));
-    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
-    for keyed in &old {
-        *per_file.entry(keyed.diagnostic.path.as_str()).or_default() += 1;
-    }
-    let pre_existing: Vec<(&str, usize)> = per_file.into_iter().collect();
+    let (fresh, old) = introduced(&selection.fresh, &judged);
+    let pre_existing = pre_existing_per_file(&old);
     let released = runtime.tracker().release(plan.wave);
     let waiting: BTreeSet<&str> = released.waiters.iter().map(|(id, _)| id.as_str()).collect();
     let carrier = carrier::choose(&plan.calls, &waiting);
@@ -263,10 +256,64 @@ fn deliver<W: SnapshotSource>(
         )
         .map(|block| (call.id.clone(), block))
     });
-    let delivered: Vec<&KeyedDiagnostic> = block
+    let shown = block
+        .as_ref()
+        .map_or(&[][..], |(_, block)| &block.shown[..]);
+    let (delivered, resolved) = remember(
+        &mut lane,
+        analysis,
+        &judged,
+        &wave_diagnostics,
+        &fresh,
+        shown,
+    );
+    drop(lane);
+    Delivery {
+        diagnostics: wave_diagnostics.diagnostics.len(),
+        delivered,
+        undelivered: fresh.len() - delivered,
+        known: selection.known,
+        pre_existing: old.len(),
+        resolved,
+        block,
+        waiters: released.waiters,
+        failures: released.failures,
+    }
+}
+
+/// The diagnostics new to the model split into those the wave introduced (to deliver) and those
+/// whose findings the files already held before it (to count).
+pub(crate) fn introduced<'a>(
+    fresh: &[&'a KeyedDiagnostic],
+    judged: &Judged,
+) -> (Vec<&'a KeyedDiagnostic>, Vec<&'a KeyedDiagnostic>) {
+    fresh
         .iter()
-        .flat_map(|(_, block)| block.shown.iter().map(|&i| fresh[i]))
-        .collect();
+        .copied()
+        .partition(|keyed| !judged.is_pre_existing(keyed))
+}
+
+/// How many pre-existing diagnostics each file has, in path order.
+pub(crate) fn pre_existing_per_file<'a>(old: &[&'a KeyedDiagnostic]) -> Vec<(&'a str, usize)> {
+    let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();
+    for keyed in old {
+        *per_file.entry(keyed.diagnostic.path.as_str()).or_default() += 1;
+    }
+    per_file.into_iter().collect()
+}
+
+/// Records what the block listed (`shown`, indices into `fresh`) as delivered and what each
+/// analyzed file held, keeping the introduced diagnostics the block left out for a later block;
+/// returns how many were delivered and how many earlier deliveries resolved.
+pub(crate) fn remember(
+    lane: &mut Lane,
+    analysis: &WaveAnalysis,
+    judged: &Judged,
+    wave_diagnostics: &pi_native_hooks_delivery::WaveDiagnostics,
+    fresh: &[&KeyedDiagnostic],
+    shown: &[usize],
+) -> (usize, usize) {
+    let delivered: Vec<&KeyedDiagnostic> = shown.iter().map(|&i| fresh[i]).collect();
     let shown: HashSet<_> = delivered
         .iter()
         .map(|k| diagnostic_start(&k.diagnostic))
@@ -279,19 +326,8 @@ fn deliver<W: SnapshotSource>(
     judged.remember(analysis, lane.history(), &undelivered_starts);
     let resolved = lane
         .memory()
-        .settle(&wave_diagnostics, delivered.iter().copied());
-    drop(lane);
-    Delivery {
-        diagnostics: wave_diagnostics.diagnostics.len(),
-        delivered: delivered.len(),
-        undelivered: fresh.len() - delivered.len(),
-        known: selection.known,
-        pre_existing: old.len(),
-        resolved,
-        block,
-        waiters: released.waiters,
-        failures: released.failures,
-    }
+        .settle(wave_diagnostics, delivered.iter().copied());
+    (delivered.len(), resolved)
 }
 
 /// The report of a wave that delivered nothing: identity, scope, and what was measured.
