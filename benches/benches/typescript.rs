@@ -210,7 +210,10 @@ fn native_tsc(root: &Path, target: &str) -> PathBuf {
     match &project.typescript {
         Ok(installed) => match installed.native_compiler() {
             Some(compiler) => compiler.to_path_buf(),
-            None => panic!("TypeScript {} is not the native compiler", installed.version),
+            None => panic!(
+                "TypeScript {} is not the native compiler",
+                installed.version
+            ),
         },
         Err(reason) => panic!("no TypeScript to run: {reason}"),
     }
