@@ -231,6 +231,11 @@ impl TypeScriptAnalyzer {
     /// Whether `path` (repository-relative) is a file this analyzer checks: a source file in a
     /// project with a TypeScript it can run (JavaScript only where the project checks it).
     pub fn handles(&self, path: &str) -> bool {
+        // A project's configuration matters once a project is known: the first check looks
+        // its configuration up afresh anyway.
+        if is_project_config(path) {
+            return !self.projects.is_empty();
+        }
         if !is_source(Path::new(path)) {
             return false;
         }
@@ -292,6 +297,13 @@ impl TypeScriptAnalyzer {
                 return self.snapshot(outcome, started);
             }
         };
+        let (configs, paths): (Vec<String>, Vec<String>) =
+            paths.iter().cloned().partition(|p| is_project_config(p));
+        if !configs.is_empty() {
+            let runtime = self.runtime.clone();
+            runtime.block_on(self.configs_changed(&configs, deadline));
+            outcome.paths.extend(configs);
+        }
         let mut groups: BTreeMap<PathBuf, ProjectFiles> = BTreeMap::new();
         let carried: Vec<String> = self.carried_changed.keys().cloned().collect();
         let mut changed: BTreeSet<String> = paths.iter().cloned().collect();
@@ -330,6 +342,42 @@ impl TypeScriptAnalyzer {
         self.enforce_memory();
         self.publish();
         self.snapshot(outcome, started)
+    }
+
+    /// After a wave changed project configuration (`configs`: a `tsconfig.json`, a
+    /// `package.json` …): looks for projects and installs again, makes every running server read
+    /// its configuration again (one that cannot is stopped, to start again with it), and
+    /// re-checks every file a server answered for against that answer, as the wave's dependents
+    /// (a `strict` turned on introduces errors in files the wave did not touch).
+    async fn configs_changed(&mut self, configs: &[String], deadline: tokio::time::Instant) {
+        self.lookup().forget();
+        let paths: Vec<&str> = configs.iter().map(String::as_str).collect();
+        let mut failed = Vec::new();
+        for (config, slot) in &mut self.slots {
+            if let Slot::Ready { server, .. } = slot {
+                let reloaded =
+                    tokio::time::timeout_at(deadline, server.reload_config(&paths)).await;
+                if !matches!(reloaded, Ok(Ok(()))) {
+                    failed.push(config.clone());
+                }
+            }
+        }
+        for config in failed {
+            if let Some(Slot::Ready {
+                server, restarts, ..
+            }) = self.slots.remove(&config)
+            {
+                self.runtime.spawn(server.stop());
+                self.slots
+                    .insert(config.clone(), Slot::Stopped { restarts });
+            }
+            self.answers.retain(|_, a| a.config != config);
+        }
+        for (path, answer) in &self.answers {
+            self.carried_dependents
+                .entry(path.clone())
+                .or_insert_with(|| Some(answer.findings.clone()));
+        }
     }
 
     fn project_for(&mut self, path: &str) -> Option<Arc<Project>> {
@@ -577,8 +625,10 @@ impl TypeScriptAnalyzer {
                 before.insert(path, result.ok());
             }
         }
-        for (path, carried) in &mut self.carried_dependents {
-            if let Some(old) = carried.take() {
+        // A carried dependent's "before" is the one its own wave kept (this project's only:
+        // another project's are taken when its turn comes).
+        for path in dependents {
+            if let Some(old) = self.carried_dependents.get_mut(path).and_then(Option::take) {
                 before.insert(path.clone(), Some(old));
             }
         }
@@ -947,6 +997,18 @@ impl Drop for TypeScriptAnalyzer {
             }
         }
     }
+}
+
+/// Whether `path` configures a TypeScript project: a `tsconfig*.json` or `jsconfig.json` (its
+/// options, files and references) or a `package.json` (module format, `exports`, `types`), outside
+/// `node_modules`.
+fn is_project_config(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let config = name == "package.json"
+        || name == "jsconfig.json"
+        || (name.starts_with("tsconfig")
+            && Path::new(name).extension().is_some_and(|e| e == "json"));
+    config && !path.split('/').any(|part| part == "node_modules")
 }
 
 /// The text of the repository file `path`, read as a wave's files are read.

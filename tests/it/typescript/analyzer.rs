@@ -101,6 +101,7 @@ on_both_servers!(
     changing_an_exported_parameter_type_reports_the_unchanged_caller_in_the_same_wave,
     a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean,
     a_deleted_file_is_named_vanished_and_its_importers_are_rechecked,
+    turning_on_strict_reports_what_it_introduces_in_the_files_already_checked,
 );
 
 pub(super) fn assert_complete(snapshot: &AnalysisSnapshot) {
@@ -231,4 +232,40 @@ fn a_deleted_file_is_named_vanished_and_its_importers_are_rechecked(ts: Ts) {
         codes(&second.findings, "src/b.ts"),
         vec![("TS2307".to_owned(), 1)]
     );
+}
+
+fn turning_on_strict_reports_what_it_introduces_in_the_files_already_checked(ts: Ts) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts_project(root, ts);
+    write(
+        root,
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": false, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }
+"#,
+    );
+    let mut h = Harness::new(root, patient());
+    h.commit(root, "src/a.ts", "export const a = 1;\n");
+    write(root, "src/a.ts", "export function f(x) {\n  return x;\n}\n");
+    let loose = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&loose);
+    assert!(loose.findings.is_empty(), "{:?}", loose.findings);
+    assert!(!h.analyzer.handles("node_modules/x/package.json"));
+    assert!(h.analyzer.handles("tsconfig.json"));
+
+    write(
+        root,
+        "tsconfig.json",
+        r#"{ "compilerOptions": { "strict": true, "target": "es2022", "module": "nodenext", "noEmit": true }, "include": ["src"] }
+"#,
+    );
+    let strict = h.analyzer.scan(root, &["tsconfig.json".to_owned()]);
+    assert_complete(&strict);
+    assert_eq!(strict.paths, vec!["src/a.ts", "tsconfig.json"]);
+    assert_eq!(
+        codes(&strict.findings, "src/a.ts"),
+        vec![("TS7006".to_owned(), 1)]
+    );
+    // Judged against the server's last answer, before the change: the error is new.
+    assert_eq!(h.analyzer.findings_in("src/a.ts"), Some(Vec::new()));
 }

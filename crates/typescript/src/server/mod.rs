@@ -407,6 +407,57 @@ impl LanguageServer {
         Ok(())
     }
 
+    /// Makes the server read its project configuration again after `paths` (a `tsconfig.json`, a
+    /// `package.json` …) changed on disk: TypeScript 7 is told they changed; tsserver is asked
+    /// to reload its projects, ahead of any later request (its own file watching would race with
+    /// the next check). Unbounded in time: the caller bounds it.
+    pub(crate) async fn reload_config(&mut self, paths: &[&str]) -> Result<(), ServerError> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        match self.dialect {
+            Dialect::Pull => {
+                let mut changes = Vec::with_capacity(paths.len());
+                for path in paths {
+                    let typ = if self.root.join(path).exists() {
+                        FileChangeType::CHANGED
+                    } else {
+                        FileChangeType::DELETED
+                    };
+                    changes.push(FileEvent {
+                        uri: self.uri(path)?,
+                        typ,
+                    });
+                }
+                self.socket
+                    .notify::<DidChangeWatchedFiles>(DidChangeWatchedFilesParams { changes })
+                    .map_err(|e| self.request_error("workspace/didChangeWatchedFiles", e))?;
+            }
+            Dialect::Tsserver => {
+                // tsserver answers nothing to `reloadProjects`: the bridge must not wait for it.
+                let params = ExecuteCommandParams {
+                    command: TSSERVER_REQUEST.to_owned(),
+                    arguments: vec![
+                        serde_json::Value::from("reloadProjects"),
+                        serde_json::json!({}),
+                        serde_json::json!({ "expectsResult": false }),
+                    ],
+                    work_done_progress_params: WorkDoneProgressParams::default(),
+                };
+                // The bridge has queued the request for tsserver when it answers (at once: it
+                // does not wait for tsserver), so every later request comes after it. Its 5.x
+                // answers an error then (it expects a result where there is none): the request
+                // went out all the same; only a lost connection is a failure.
+                match self.socket.request::<ExecuteCommand>(params).await {
+                    Ok(_) | Err(async_lsp::Error::Response(_)) => {}
+                    Err(error) => return Err(self.request_error("reloadProjects", error)),
+                }
+            }
+        }
+        self.generation += 1;
+        Ok(())
+    }
+
     /// A request for the diagnostics of `path` as the server now sees it. The future owns what
     /// it needs, so several can run at once; the caller bounds each with its deadline.
     pub(crate) fn diagnostics(
@@ -507,6 +558,9 @@ impl LanguageServer {
     }
 }
 
+/// typescript-language-server's command that runs a request of tsserver's own protocol.
+const TSSERVER_REQUEST: &str = "typescript.tsserverRequest";
+
 /// At most this many processes below a server are counted for its memory.
 const MAX_PROCESS_TREE: usize = 64;
 
@@ -588,7 +642,7 @@ async fn tsserver_diagnostics(
     command: &'static str,
 ) -> Result<Vec<Diagnostic>, RequestFailure> {
     let params = ExecuteCommandParams {
-        command: "typescript.tsserverRequest".to_owned(),
+        command: TSSERVER_REQUEST.to_owned(),
         arguments: vec![
             serde_json::Value::from(command),
             serde_json::json!({ "file": file }),
