@@ -1059,6 +1059,14 @@ async fn pull(
                 .push((path.clone(), Ok(answer.findings.clone())));
             continue;
         }
+        // Past the deadline nothing is asked: an answer that happened to come first would make a
+        // wait of 0 ("never wait") sometimes wait.
+        if tokio::time::Instant::now() >= deadline {
+            pulled
+                .results
+                .push((path.clone(), Err(PullFailure::TimedOut)));
+            continue;
+        }
         // The text the server judges: the open document, else the file on disk.
         let Some(text) = server
             .open_text(path)

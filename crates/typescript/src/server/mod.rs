@@ -14,6 +14,7 @@
 //!
 //! Every wait here is the caller's: a request is a future the caller bounds with its deadline.
 
+mod edit;
 pub(crate) mod output;
 
 use crate::install::ServerCommand;
@@ -33,7 +34,8 @@ use lsp_types::{
     DidOpenTextDocumentParams, DocumentDiagnosticReport, DocumentDiagnosticReportResult,
     ExecuteCommandParams, FileChangeType, FileEvent, InitializeParams, InitializedParams,
     NumberOrString, Position, Range, TextDocumentClientCapabilities,
-    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem, Url,
+    TextDocumentContentChangeEvent, TextDocumentIdentifier, TextDocumentItem,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, Url,
     VersionedTextDocumentIdentifier, WorkDoneProgressParams, WorkspaceFolder,
 };
 use output::{BoundedOutput, OutputBudget};
@@ -115,6 +117,9 @@ pub(crate) struct LanguageServer {
     root: PathBuf,
     open: HashMap<String, OpenDocument>,
     generation: u64,
+    /// Whether the server takes incremental changes (it says so when it starts); else every
+    /// change sends the whole text.
+    incremental: bool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -210,6 +215,7 @@ impl LanguageServer {
             root: root.to_path_buf(),
             open: HashMap::new(),
             generation: 0,
+            incremental: false,
         };
         server.initialize(project_dir, options).await?;
         Ok(server)
@@ -251,10 +257,21 @@ impl LanguageServer {
             initialization_options: Some(options),
             ..InitializeParams::default()
         };
-        self.socket
+        let initialized = self
+            .socket
             .request::<Initialize>(params)
             .await
             .map_err(|e| self.request_error("initialize", e))?;
+        self.incremental = matches!(
+            initialized.capabilities.text_document_sync,
+            Some(
+                TextDocumentSyncCapability::Kind(TextDocumentSyncKind::INCREMENTAL)
+                    | TextDocumentSyncCapability::Options(TextDocumentSyncOptions {
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..
+                    })
+            )
+        );
         self.socket
             .notify::<Initialized>(InitializedParams {})
             .map_err(|e| self.request_error("initialized", e))?;
@@ -330,6 +347,20 @@ impl LanguageServer {
         match (self.open.get_mut(path), text) {
             (Some(doc), Some(text)) if doc.text == *text => return Ok(()),
             (Some(doc), Some(text)) => {
+                // One edit from the common prefix to the common suffix of the two texts, where
+                // the server takes it: what an editor sends for a change in one place.
+                let change = match self.incremental.then(|| edit::single(&doc.text, text)) {
+                    Some(Some(edit)) => TextDocumentContentChangeEvent {
+                        range: Some(edit.range),
+                        range_length: None,
+                        text: edit.text,
+                    },
+                    _ => TextDocumentContentChangeEvent {
+                        range: None,
+                        range_length: None,
+                        text: text.to_string(),
+                    },
+                };
                 doc.version += 1;
                 doc.text = Arc::clone(text);
                 let params = DidChangeTextDocumentParams {
@@ -337,11 +368,7 @@ impl LanguageServer {
                         uri,
                         version: doc.version,
                     },
-                    content_changes: vec![TextDocumentContentChangeEvent {
-                        range: None,
-                        range_length: None,
-                        text: text.to_string(),
-                    }],
+                    content_changes: vec![change],
                 };
                 self.socket
                     .notify::<DidChangeTextDocument>(params)
