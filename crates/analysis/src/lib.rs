@@ -23,4 +23,6 @@ pub use rules::{
 };
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, read_repo_file};
 pub use snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
-pub use snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
+pub use snapshot::{
+    AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile, is_type_error_rule,
+};

@@ -18,6 +18,7 @@
 //! bidirectional character escaped; every line is cut at a character cap.
 
 use super::tokens::{self, TokenCount};
+use pi_native_hooks_analysis::is_type_error_rule;
 use pi_native_hooks_base::{Escaped, escape};
 use pi_native_hooks_policy::PolicyDiagnostic;
 use std::cmp::Ordering;
@@ -461,14 +462,15 @@ fn location(d: &PolicyDiagnostic) -> String {
 }
 
 /// The guidance and the suppression form. A rule delivered without a policy and without a
-/// `note` has no guidance: only the suppression form is shown.
+/// `note` has no guidance: only the suppression form is shown. A type error has none: TypeScript
+/// reports it, and no `ast-grep-ignore` comment hides it.
 fn guidance_line(d: &PolicyDiagnostic) -> String {
     let mut line = if d.guidance.trim().is_empty() {
         " ".to_owned()
     } else {
         format!("  Fix: {}", d.guidance)
     };
-    if !d.guidance.contains("ast-grep-ignore") {
+    if !d.guidance.contains("ast-grep-ignore") && !is_type_error_rule(d.rule.as_str()) {
         let _ = write!(
             line,
             " To keep a deliberate case, add on the line above: // ast-grep-ignore: {} -- <reason>",
@@ -625,6 +627,32 @@ mod tests {
                 "no-import (warning): no-import found",
                 "  src/a.ts:9:5",
                 "  Fix: Import statically. To keep a deliberate case, add on the line above: // ast-grep-ignore: no-import -- <reason>",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_type_error_gets_its_guidance_and_no_suppression_form_and_a_late_block_its_own_header() {
+        let d = diagnostic("TS2322", "src/a.ts", 2, "Fix the types.");
+        assert_eq!(
+            lines(WRITE, std::slice::from_ref(&d))[3],
+            "  Fix: Fix the types."
+        );
+        let late = render_late(
+            &[&d],
+            &[("src/b.ts", 1)],
+            &Warnings::default(),
+            RenderLimits::default(),
+        )
+        .expect("a block");
+        assert_eq!(
+            late.text.lines().collect::<Vec<_>>(),
+            [
+                "[pi-native-hooks] These arrived after the tool results of your last changes were shown (the type check took longer than the wave waits). New lint diagnostics:",
+                "TS2322 (warning): TS2322 found",
+                "  src/a.ts:2:5",
+                "  Fix: Fix the types.",
+                "+1 pre-existing finding in src/b.ts not shown",
             ]
         );
     }

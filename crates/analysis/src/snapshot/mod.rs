@@ -73,6 +73,13 @@ pub enum SkipReason {
     },
 }
 
+/// Whether `rule` names a type error of the TypeScript analyzer (`TS` and its code, `TS2322`):
+/// TypeScript reports it, so no `ast-grep-ignore` comment suppresses it.
+pub fn is_type_error_rule(rule: &str) -> bool {
+    rule.strip_prefix("TS")
+        .is_some_and(|code| code.chars().all(|c| c.is_ascii_digit()))
+}
+
 impl SkipReason {
     /// Whether this is one of the type checker's reasons: the file was read, but its type check
     /// is incomplete.
