@@ -91,6 +91,19 @@ pub const SECTIONS: &[Section] = &[
         ],
     },
     Section {
+        name: "pi-typescript",
+        doc: "docs/performance.md",
+        command: "node benches/pi/typescript.mjs 60",
+        inputs: &[
+            "benches/pi/typescript.mjs",
+            "package-lock.json",
+            "tests/typescript-servers/ts7/package-lock.json",
+            "tests/typescript-servers/ts5/package-lock.json",
+            RULES,
+            POLICIES,
+        ],
+    },
+    Section {
         name: "precision",
         doc: "docs/rules.md",
         command: "cargo run --release -p pi-native-hooks-benches --example rule_precision -- …",
