@@ -10,27 +10,16 @@
 // It runs in a throw-away fake HOME and config root; the real ~/.pi and
 // ~/.config/pi-native-hooks are never read or written.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PACKAGE, benchRoot, git, median, openSession, stopwatch } from "./runtime.mjs";
 
-const PACKAGE = resolve(import.meta.dirname, "../..");
 const ITERATIONS = Number(process.argv[2] ?? 150);
-const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-overhead-"));
-const HOME = join(ROOT, "home");
-const AGENT_DIR = join(HOME, ".pi", "agent");
-mkdirSync(HOME);
-Object.assign(process.env, { HOME, PI_CODING_AGENT_DIR: AGENT_DIR, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" });
+// Before Pi loads: it reads HOME when it is imported.
+const { root: ROOT, agentDir: AGENT_DIR } = benchRoot("overhead");
 
-const pi = await import("@earendil-works/pi-coding-agent");
 const ai = await import("@earendil-works/pi-ai");
 const { createPiNativeHooks } = await import("../../bindings/extension/hooks.ts");
-
-const git = (cwd, ...args) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-    cwd,
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  });
 
 // A small repository: 40 TypeScript files and a README.
 const repo = join(ROOT, "repo");
@@ -54,40 +43,8 @@ const emptyHandlers = (pi) => {
   for (const event of EVENTS) pi.on(event, () => undefined);
 };
 
-// Times each wave inside Pi, in every variant alike: from the assistant message that lists the
-// tool calls (message_end) to the end of the last call (tool_execution_end), which includes the
-// extension's tool_call and tool_result handlers (the result waits for the wave's analysis).
-const stopwatch = { start: 0, end: 0 };
-const stopwatchExtension = (pi) => {
-  pi.on("message_end", (event) => {
-    if (event.message.role === "assistant" && event.message.content.some((c) => c.type === "toolCall")) stopwatch.start = performance.now();
-  });
-  pi.on("tool_execution_end", () => {
-    stopwatch.end = performance.now();
-  });
-};
-
-async function open(variant) {
-  const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
-  const resourceLoader = new pi.DefaultResourceLoader({
-    cwd: repo,
-    agentDir: AGENT_DIR,
-    settingsManager,
-    noExtensions: true,
-    noSkills: true,
-    extensionFactories: [stopwatchExtension, ...{ with: [createPiNativeHooks({ configRoot })], empty: [emptyHandlers], without: [] }[variant]],
-  });
-  await resourceLoader.reload();
-  const modelRuntime = await pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null });
-  const faux = ai.fauxProvider();
-  modelRuntime.registerNativeProvider(faux.provider);
-  const { session } = await pi.createAgentSession({
-    cwd: repo, agentDir: AGENT_DIR, modelRuntime, model: faux.getModel(), settingsManager, resourceLoader,
-    sessionManager: pi.SessionManager.inMemory(repo),
-  });
-  await session.bindExtensions({ onError: (e) => { throw new Error(`handler error: ${e.error}`); } });
-  return { session, faux };
-}
+const open = (variant) =>
+  openSession(repo, AGENT_DIR, { with: [createPiNativeHooks({ configRoot })], empty: [emptyHandlers], without: [] }[variant]);
 
 let counter = 0;
 const waves = {
@@ -102,11 +59,6 @@ async function timeWave({ session, faux }, kind) {
   await session.prompt("go");
   return { prompt: Number(process.hrtime.bigint() - started) / 1e6, wave: stopwatch.end - stopwatch.start };
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
 
 const VARIANTS = ["without", "empty", "with"];
 const sessions = Object.fromEntries(await Promise.all(VARIANTS.map(async (v) => [v, await open(v)])));

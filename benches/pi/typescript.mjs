@@ -13,20 +13,15 @@
 // It runs in a throw-away fake HOME and config root; the real ~/.pi and
 // ~/.config/pi-native-hooks are never read or written.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PACKAGE, benchRoot, git, median, openSession, stopwatch } from "./runtime.mjs";
 
-const PACKAGE = resolve(import.meta.dirname, "../..");
 const ITERATIONS = Number(process.argv[2] ?? 60);
 const WARM_UP = 5;
-const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-typescript-"));
-const HOME = join(ROOT, "home");
-const AGENT_DIR = join(HOME, ".pi", "agent");
-mkdirSync(HOME);
-Object.assign(process.env, { HOME, PI_CODING_AGENT_DIR: AGENT_DIR, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" });
+// Before Pi loads: it reads HOME when it is imported.
+const { root: ROOT, agentDir: AGENT_DIR } = benchRoot("typescript");
 
-const pi = await import("@earendil-works/pi-coding-agent");
 const ai = await import("@earendil-works/pi-ai");
 const { createPiNativeHooks } = await import("../../bindings/extension/hooks.ts");
 
@@ -34,12 +29,6 @@ const SERVERS = [
   { name: "TypeScript 7.0.2", modules: process.env.PI_NATIVE_HOOKS_TS7_MODULES ?? join(PACKAGE, "tests/typescript-servers/ts7/node_modules") },
   { name: "TypeScript 5.9.3", modules: process.env.PI_NATIVE_HOOKS_TS5_MODULES ?? join(PACKAGE, "tests/typescript-servers/ts5/node_modules") },
 ];
-
-const git = (cwd, ...args) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
-    cwd,
-    env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  });
 
 /** A strict project of 40 modules, `src/edited.ts` and its importer, with `modules`' TypeScript. */
 function project(name, modules) {
@@ -70,42 +59,11 @@ function configRoot(name, settings) {
 }
 const CONFIGS = { lint: configRoot("lint", "[typescript]\nenabled = false\n"), types: configRoot("types") };
 
-// Times each wave inside Pi: from the assistant message that lists the tool calls (message_end)
-// to the end of the last call (tool_execution_end), which includes the extension's handlers (the
-// result waits for the wave's analysis and type check).
-const stopwatch = { start: 0, end: 0 };
-const stopwatchExtension = (api) => {
-  api.on("message_end", (event) => {
-    if (event.message.role === "assistant" && event.message.content.some((c) => c.type === "toolCall")) stopwatch.start = performance.now();
-  });
-  api.on("tool_execution_end", () => {
-    stopwatch.end = performance.now();
-  });
-};
-
 const VARIANTS = ["without", "lint", "types"];
 
 async function open(repo, variant) {
-  const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
   const extensions = variant === "without" ? [] : [createPiNativeHooks({ configRoot: CONFIGS[variant] })];
-  const resourceLoader = new pi.DefaultResourceLoader({
-    cwd: repo,
-    agentDir: AGENT_DIR,
-    settingsManager,
-    noExtensions: true,
-    noSkills: true,
-    extensionFactories: [stopwatchExtension, ...extensions],
-  });
-  await resourceLoader.reload();
-  const modelRuntime = await pi.ModelRuntime.create({ credentials: new ai.InMemoryCredentialStore(), modelsPath: null });
-  const faux = ai.fauxProvider();
-  modelRuntime.registerNativeProvider(faux.provider);
-  const { session } = await pi.createAgentSession({
-    cwd: repo, agentDir: AGENT_DIR, modelRuntime, model: faux.getModel(), settingsManager, resourceLoader,
-    sessionManager: pi.SessionManager.inMemory(repo),
-  });
-  await session.bindExtensions({ onError: (e) => { throw new Error(`handler error: ${e.error}`); } });
-  return { session, faux, counter: 0, blocks: 0 };
+  return { ...(await openSession(repo, AGENT_DIR, extensions)), counter: 0, blocks: 0 };
 }
 
 /** One write wave: a clean write on even counts, one that introduces a type error on odd ones. */
@@ -119,11 +77,6 @@ async function timeWave(side) {
   if (/TS2322/.test(text)) side.blocks++;
   return { kind: n % 2 === 0 ? "clean" : "error", wave: stopwatch.end - stopwatch.start };
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-};
 
 const rows = [];
 const ms = (value) => `${value.toFixed(1)} ms`;

@@ -72,7 +72,12 @@ pub const SECTIONS: &[Section] = &[
         name: "pi-overhead",
         doc: "docs/performance.md",
         command: "node benches/pi/overhead.mjs 200",
-        inputs: &["benches/pi/overhead.mjs", RULES, POLICIES],
+        inputs: &[
+            "benches/pi/overhead.mjs",
+            "benches/pi/runtime.mjs",
+            RULES,
+            POLICIES,
+        ],
     },
     Section {
         name: "start-up",
@@ -96,6 +101,7 @@ pub const SECTIONS: &[Section] = &[
         command: "node benches/pi/typescript.mjs 60",
         inputs: &[
             "benches/pi/typescript.mjs",
+            "benches/pi/runtime.mjs",
             "package-lock.json",
             "tests/typescript-servers/ts7/package-lock.json",
             "tests/typescript-servers/ts5/package-lock.json",

@@ -199,6 +199,28 @@ pub struct AnalyzerRun {
     pub trees: Option<TreeCacheStats>,
 }
 
+impl AnalyzerRun {
+    /// The run of `request` that produced `snapshot`, with the interested policies run over it and
+    /// the findings none of them consumed.
+    fn of(
+        request: AnalyzerRequest,
+        snapshot: Arc<AnalysisSnapshot>,
+        trees: Option<TreeCacheStats>,
+        policies: &dyn DiagnosticPolicies,
+        cancel: &CancelToken,
+    ) -> Self {
+        let policies = policies.evaluate(&snapshot, cancel);
+        let unreported = unreported_diagnostics(&policies, &snapshot);
+        Self {
+            request,
+            snapshot,
+            policies,
+            unreported,
+            trees,
+        }
+    }
+}
+
 /// The policy id unconsumed rules' findings are delivered under: the analyzer's key (e.g.
 /// `ast-grep:personal`). A policy's `ID` has no `:`, so it never names a real policy.
 pub fn analyzer_policy_id(analyzer: &AnalyzerKey) -> PolicyId {
@@ -454,15 +476,14 @@ impl AnalysisCoordinator {
                     .into_iter()
                     .collect(),
             };
-            let policies = self.policies.evaluate(&snapshot, cancel);
-            let unreported = unreported_diagnostics(&policies, &snapshot);
-            runs.push(AnalyzerRun {
+            let trees = analyzer.tree_cache_stats();
+            runs.push(AnalyzerRun::of(
                 request,
                 snapshot,
-                policies,
-                unreported,
-                trees: analyzer.tree_cache_stats(),
-            });
+                trees,
+                &*self.policies,
+                cancel,
+            ));
         }
         WaveAnalysis { runs }
     }
@@ -494,15 +515,13 @@ impl AnalysisCoordinator {
                 .collect();
             let snapshot = analyzer.scan_edited(root, &paths, &hints);
             let trees = analyzer.tree_cache_stats();
-            let policies = self.policies.evaluate(&snapshot, cancel);
-            let unreported = unreported_diagnostics(&policies, &snapshot);
-            runs.push(AnalyzerRun {
+            runs.push(AnalyzerRun::of(
                 request,
                 snapshot,
-                policies,
-                unreported,
                 trees,
-            });
+                &*self.policies,
+                cancel,
+            ));
         }
         WaveAnalysis { runs }
     }
