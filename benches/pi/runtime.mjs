@@ -47,12 +47,14 @@ export const stopwatchExtension = (api) => {
 
 /**
  * A session of the real Pi runtime in `repo` with the faux provider and the stopwatch, loading
- * `extensions` (factories) and nothing else; a handler error fails the bench.
+ * `extensions` (factories) and the extension files `extensionPaths` (as Pi loads an installed
+ * package's, through its TypeScript loader) and nothing else; a handler error fails the bench.
  * @param {string} repo
  * @param {string} agentDir
  * @param {Array<(api: any) => void>} extensions
+ * @param {string[]} [extensionPaths]
  */
-export async function openSession(repo, agentDir, extensions) {
+export async function openSession(repo, agentDir, extensions, extensionPaths = []) {
   const pi = await import("@earendil-works/pi-coding-agent");
   const ai = await import("@earendil-works/pi-ai");
   const settingsManager = pi.SettingsManager.create(repo, agentDir, {});
@@ -62,6 +64,7 @@ export async function openSession(repo, agentDir, extensions) {
     settingsManager,
     noExtensions: true,
     noSkills: true,
+    additionalExtensionPaths: extensionPaths,
     extensionFactories: [stopwatchExtension, ...extensions],
   });
   await resourceLoader.reload();

@@ -110,6 +110,12 @@ pub const SECTIONS: &[Section] = &[
         ],
     },
     Section {
+        name: "pi-soak",
+        doc: "docs/performance.md",
+        command: "node benches/pi/soak.mjs 1500 4",
+        inputs: &["benches/pi/soak.mjs", "benches/pi/runtime.mjs", RULES, POLICIES],
+    },
+    Section {
         name: "precision",
         doc: "docs/rules.md",
         command: "cargo run --release -p pi-native-hooks-benches --example rule_precision -- …",
