@@ -113,7 +113,12 @@ pub const SECTIONS: &[Section] = &[
         name: "pi-soak",
         doc: "docs/performance.md",
         command: "node benches/pi/soak.mjs 1500 4",
-        inputs: &["benches/pi/soak.mjs", "benches/pi/runtime.mjs", RULES, POLICIES],
+        inputs: &[
+            "benches/pi/soak.mjs",
+            "benches/pi/runtime.mjs",
+            RULES,
+            POLICIES,
+        ],
     },
     Section {
         name: "precision",
