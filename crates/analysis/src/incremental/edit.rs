@@ -30,15 +30,18 @@ pub struct EditHint {
 
 /// One edit of a text: `deleted` bytes at `start` replaced by `inserted` bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TextEdit {
-    start: usize,
-    deleted: usize,
-    inserted: usize,
+pub struct TextEdit {
+    /// The byte offset where the edit starts (the length of the common prefix).
+    pub start: usize,
+    /// Bytes of the old text replaced.
+    pub deleted: usize,
+    /// Bytes of the new text that replace them.
+    pub inserted: usize,
 }
 
 /// The edit turning `old` into `new`: their common prefix and suffix are kept, on character
 /// boundaries.
-fn diff_edit(old: &str, new: &str) -> TextEdit {
+pub fn diff_edit(old: &str, new: &str) -> TextEdit {
     let (a, b) = (old.as_bytes(), new.as_bytes());
     let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     while !old.is_char_boundary(prefix) {

@@ -3,6 +3,7 @@
 //! and UTF-16 code units within a line), and the text that replaces it.
 
 use lsp_types::{Position, Range};
+use pi_native_hooks_analysis::diff_edit;
 
 /// One incremental change.
 #[derive(Debug, PartialEq, Eq)]
@@ -20,31 +21,21 @@ pub(super) fn single(old: &str, new: &str) -> Option<Edit> {
     if has_lone_cr(old) || has_lone_cr(new) {
         return None;
     }
-    let mut prefix = old
-        .bytes()
-        .zip(new.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    while !old.is_char_boundary(prefix) || splits_crlf(old, prefix) || splits_crlf(new, prefix) {
+    // The common prefix and suffix, on character boundaries, as the analyzer finds them; then
+    // widened so no boundary falls between the `\r` and `\n` of a line break.
+    let span = diff_edit(old, new);
+    let mut prefix = span.start;
+    let (mut old_end, mut new_end) = (span.start + span.deleted, span.start + span.inserted);
+    while splits_crlf(old, prefix) || splits_crlf(new, prefix) {
         prefix -= 1;
     }
-    let room = old.len().min(new.len()) - prefix;
-    let mut suffix = old
-        .bytes()
-        .rev()
-        .zip(new.bytes().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
-    while !old.is_char_boundary(old.len() - suffix)
-        || splits_crlf(old, old.len() - suffix)
-        || splits_crlf(new, new.len() - suffix)
-    {
-        suffix -= 1;
+    while splits_crlf(old, old_end) || splits_crlf(new, new_end) {
+        old_end += 1;
+        new_end += 1;
     }
     Some(Edit {
-        range: Range::new(position(old, prefix), position(old, old.len() - suffix)),
-        text: new[prefix..new.len() - suffix].to_owned(),
+        range: Range::new(position(old, prefix), position(old, old_end)),
+        text: new[prefix..new_end].to_owned(),
     })
 }
 
