@@ -39,7 +39,7 @@ pub use sandbox::limits::{MAX_MESSAGE_BYTES, SandboxLimits};
 pub use sandbox::{POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox};
 pub use testing::{
     CaseOutcome, CaseReport, ExpectedDiagnostic, FIXTURE_DIR, FixtureAnalyzer, FixtureCase,
-    FixtureFile, FixtureReport, FixtureSyntaxError, ProblemKind, RunOptions, SnapshotStatus,
-    SourceFile, TestProblem, TestReport, TestSummary, fixture_schema, run_fixtures,
+    FixtureFile, FixtureReport, FixtureSyntaxError, GivenFinding, ProblemKind, RunOptions,
+    SnapshotStatus, SourceFile, TestProblem, TestReport, TestSummary, fixture_schema, run_fixtures,
     run_fixtures_with,
 };

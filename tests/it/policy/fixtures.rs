@@ -281,6 +281,70 @@ fn unknown_policies_malformed_fixtures_and_zero_tests_fail() {
     assert_eq!(report.files[0].cases[0].outcome().as_str(), "error");
 }
 
+/// A policy over the type checker's snapshot: the runner does not run that analyzer, so its cases
+/// give the findings; a case without them is an error naming what to add, and one whose finding
+/// points outside its files names the finding. The marker analyzer must never be asked.
+#[test]
+fn a_type_checker_policy_is_tested_on_given_findings() {
+    let root = temp_root();
+    root.write(
+        "policies/types.rhai",
+        "const ID = \"types\";\nconst KIND = \"diagnostic\";\nconst ANALYZER = \"typescript\";\nconst RULES = [\"TS2322\"];\nfn evaluate(snapshot) { snapshot.report(\"fix the type\") }\n",
+    );
+    root.write(
+        "policies/tests/types.yml",
+        "policy: types
+cases:
+  - name: lists the selected code only
+    files:
+      - { path: a.ts, source: \"const n: number = 's';\\nf(1, 2);\\n\" }
+    findings:
+      - { rule: TS2322, path: a.ts, line: 1, column: 7, end_column: 8, message: \"Type 'string' is not assignable to type 'number'.\" }
+      - { rule: TS2554, path: a.ts, line: 2, column: 6, message: \"Expected 1 arguments, but got 2.\" }
+    expect:
+      - { rule: TS2322, path: a.ts, line: 1, column: 7 }
+  - name: without findings
+    files:
+      - { path: a.ts, source: \"const n: number = 's';\\n\" }
+    expect: []
+  - name: a finding elsewhere
+    files:
+      - { path: a.ts, source: \"ok\\n\" }
+    findings:
+      - { rule: TS2322, path: b.ts, line: 1, column: 1, message: m }
+    expect: []
+",
+    );
+    let mut never = |_: &[(String, String)]| -> Arc<AnalysisSnapshot> {
+        panic!("a type checker policy's case must not reach the ast-grep analyzer")
+    };
+    let report = run_fixtures(
+        root.path(),
+        &PolicyRegistry::load(root.path()),
+        &mut never,
+        true,
+    );
+    let cases = &report.files[0].cases;
+    assert!(cases[0].passed(), "{}", describe(&report));
+    assert_eq!(
+        cases[1].error.as_deref(),
+        Some(
+            "the test runner does not run the `typescript` analyzer: give its findings in `findings`"
+        )
+    );
+    assert_eq!(
+        cases[2].error.as_deref(),
+        Some("given finding 1 (TS2322 at b.ts:1:1): its path is not among the case's `files`")
+    );
+    assert!(!report.passed());
+    let snapshot = fs::read_to_string(root.path().join("policies/tests/types.snap")).unwrap();
+    assert!(
+        snapshot.contains("a.ts:1:7-1:8 warning TS2322 [types]\n  message: Type 'string' is not assignable to type 'number'.\n  guidance: fix the type"),
+        "{snapshot}"
+    );
+    assert!(!snapshot.contains("TS2554"), "{snapshot}");
+}
+
 #[test]
 fn the_committed_fixture_schema_is_current() {
     // Regenerate with PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1 after changing the fixture types.

@@ -223,7 +223,7 @@ fn a_malformed_fixture_names_its_file_line_and_column() {
     );
     let out = failed_run(&root, DEBUGGER);
     assert!(
-        out.contains("problem: [root]/policies/tests/typo.yml:4:5: unknown field `fils`, expected one of name, files, expect, changed, requires; did you mean `files`?\n"),
+        out.contains("problem: [root]/policies/tests/typo.yml:4:5: unknown field `fils`, expected one of name, files, expect, findings, changed, requires; did you mean `files`?\n"),
         "{out}"
     );
     assert!(!out.contains("<input>"), "{out}");

@@ -16,6 +16,7 @@ mod normalize;
 mod suppression;
 
 pub(crate) use normalize::Content;
+pub use normalize::text_hash;
 
 use crate::prefilter::{NodeCheck, Occurrences};
 use crate::rules::{RuleSet, language_of};

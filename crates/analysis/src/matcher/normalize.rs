@@ -68,7 +68,7 @@ fn severity(severity: &AstSeverity) -> Severity {
 
 /// The hash of a match's text with its whitespace normalised (runs collapsed to one space,
 /// trimmed), so re-indenting or re-wrapping a match keeps its hash.
-fn text_hash(text: &str) -> String {
+pub fn text_hash(text: &str) -> String {
     let mut normalised = String::with_capacity(text.len());
     for word in text.split_whitespace() {
         if !normalised.is_empty() {

@@ -37,6 +37,12 @@ pub struct FixtureCase {
     /// Diagnostic cases: every diagnostic the policy must produce (empty for valid input).
     #[serde(default)]
     pub expect: Option<Vec<ExpectedDiagnostic>>,
+    /// Diagnostic cases: the analyzer's findings in `files`, given instead of computed. Needed
+    /// for a policy whose analyzer the test runner does not run (`ANALYZER = "typescript"`: the
+    /// type checker needs the project's TypeScript); for an ast-grep policy it replaces the
+    /// rules' findings, so the case tests the policy alone.
+    #[serde(default)]
+    pub findings: Option<Vec<GivenFinding>>,
     /// Verification cases: the changed paths.
     #[serde(default)]
     pub changed: Vec<String>,
@@ -53,6 +59,34 @@ pub struct SourceFile {
     pub path: String,
     /// The file's content.
     pub source: String,
+}
+
+/// A finding a case gives the policy, as its analyzer would have reported it. Given findings are
+/// `warning`s, as the type checker's are.
+#[derive(Clone, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct GivenFinding {
+    /// The rule id (`TS2322` for a type error).
+    #[schemars(with = "String")]
+    pub rule: RuleId,
+    /// The source file's path, as the case's `files` names it.
+    pub path: String,
+    /// The 1-based line the finding starts on.
+    #[schemars(range(min = 1))]
+    pub line: usize,
+    /// The 1-based column (in characters) the finding starts at.
+    #[schemars(range(min = 1))]
+    pub column: usize,
+    /// The 1-based line the finding ends on; the start line when not given.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub end_line: Option<usize>,
+    /// The 1-based column the finding ends before; the end of its end line when not given.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub end_column: Option<usize>,
+    /// The analyzer's message.
+    pub message: String,
 }
 
 /// A diagnostic a case expects. `column` is compared only when given.
@@ -159,7 +193,8 @@ mod tests {
         assert_eq!(
             error("policy: x\ncases:\n  - name: a\n    fils: []\n"),
             (
-                "unknown field `fils`, expected one of name, files, expect, changed, requires; \
+                "unknown field `fils`, expected one of name, files, expect, findings, changed, \
+                 requires; \
                  did you mean `files`?"
                     .to_owned(),
                 Some(4),

@@ -4,12 +4,13 @@
 
 mod fixture;
 mod frame;
+mod given;
 mod render;
 mod runner;
 
 pub use fixture::{
-    ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, FixtureSyntaxError, SourceFile,
-    fixture_schema,
+    ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile, FixtureSyntaxError, GivenFinding,
+    SourceFile, fixture_schema,
 };
 pub use runner::{
     CaseOutcome, CaseReport, FixtureAnalyzer, FixtureReport, ProblemKind, RunOptions,

@@ -4,6 +4,7 @@
 
 use super::fixture::{ExpectedDiagnostic, FIXTURE_DIR, FixtureCase, FixtureFile};
 use super::frame::code_frame;
+use super::given::{given_snapshot, runner_analyzes};
 use super::render;
 use crate::registry::contract::PolicySpec;
 use crate::registry::failure::{FailureReason, PolicyFailure, PolicyProblem, ProblemReason};
@@ -635,13 +636,30 @@ fn run_case(
     };
     let cancel = CancelToken::new();
     match (&policy.contract.spec, &case.expect, &case.requires) {
-        (PolicySpec::Diagnostic(_), Some(expect), None) if case.changed.is_empty() => {
-            let files: Vec<(String, String)> = case
-                .files
-                .iter()
-                .map(|f| (f.path.clone(), f.source.clone()))
-                .collect();
-            let snapshot = analyzer.analyze(&files);
+        (PolicySpec::Diagnostic(spec), Some(expect), None) if case.changed.is_empty() => {
+            let snapshot = match &case.findings {
+                Some(given) => given_snapshot(spec, &case.files, given),
+                None if runner_analyzes(spec) => {
+                    let files: Vec<(String, String)> = case
+                        .files
+                        .iter()
+                        .map(|f| (f.path.clone(), f.source.clone()))
+                        .collect();
+                    Ok(analyzer.analyze(&files))
+                }
+                None => Err(format!(
+                    "the test runner does not run the `{}` analyzer: give its findings in \
+                     `findings`",
+                    spec.analyzer
+                )),
+            };
+            let snapshot = match snapshot {
+                Ok(snapshot) => snapshot,
+                Err(error) => {
+                    report.error = Some(error);
+                    return (report, String::new());
+                }
+            };
             if let Some(failure) = &snapshot.failure {
                 report.error = Some(format!("the analysis failed: {failure}"));
             }
@@ -653,7 +671,9 @@ fn run_case(
             compare_diagnostics(&run.diagnostics, expect, &mut report);
             (report, render::diagnostics(&run.diagnostics))
         }
-        (PolicySpec::Verification(_), None, Some(requires)) if case.files.is_empty() => {
+        (PolicySpec::Verification(_), None, Some(requires))
+            if case.files.is_empty() && case.findings.is_none() =>
+        {
             let mut run = registry.affected_requirements(&case.changed, &cancel);
             run.requirements.retain(|r| r.policy == policy.contract.id);
             run.failures.retain(|f| f.policy == policy.contract.id);
@@ -665,7 +685,11 @@ fn run_case(
             (report, render::requirements(&run.requirements))
         }
         (PolicySpec::Diagnostic(_), ..) => {
-            report.error = Some("a diagnostic case needs `files` and `expect` only".to_owned());
+            report.error = Some(
+                "a diagnostic case needs `files` and `expect` (and, for an analyzer the runner \
+                 does not run, `findings`) only"
+                    .to_owned(),
+            );
             (report, String::new())
         }
         (PolicySpec::Verification(_), ..) => {
