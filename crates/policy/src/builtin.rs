@@ -24,6 +24,7 @@ pub const POLICY_FILES: &[(&str, &str)] = embed!("policies":
     "typescript-no-skipped-test.rhai",
     "typescript-no-ts-suppression.rhai",
     "typescript-no-unimplemented-stub.rhai",
+    "typescript-type-errors.rhai",
 );
 
 /// The shipped policy fixtures and their snapshots (`policies/tests/`), by file name, sorted.
@@ -52,6 +53,8 @@ pub const FIXTURE_FILES: &[(&str, &str)] = embed!("policies/tests":
     "typescript-no-ts-suppression.yml",
     "typescript-no-unimplemented-stub.snap",
     "typescript-no-unimplemented-stub.yml",
+    "typescript-type-errors.snap",
+    "typescript-type-errors.yml",
 );
 
 /// The JSON Schema of fixture files (`schemas/policy-fixture.schema.json`, generated from the

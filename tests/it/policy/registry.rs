@@ -91,7 +91,8 @@ fn builtin_pack_loads_cleanly() {
             "typescript-no-non-null-assertion",
             "typescript-no-skipped-test",
             "typescript-no-ts-suppression",
-            "typescript-no-unimplemented-stub"
+            "typescript-no-unimplemented-stub",
+            "typescript-type-errors"
         ]
     );
 }

@@ -163,5 +163,5 @@ fn doctor_reports_absent_roots_and_untrusted_files() {
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].0, policy);
-    assert_eq!(report.policies.len(), 12);
+    assert_eq!(report.policies.len(), 13);
 }
