@@ -27,6 +27,7 @@ use crate::imports::{ImportIndex, is_source};
 use crate::install::{Project, ProjectLookup, TsserverBridge};
 use crate::server::{LanguageServer, ServerError};
 use crate::status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
+use crate::surface::same_surface;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, ScanLimits, SkipReason, SkippedFile, read_repo_file,
 };
@@ -444,8 +445,36 @@ impl TypeScriptAnalyzer {
         for (path, text) in &after {
             index.update(root, path, text.as_deref());
         }
-        let mut dependents: Vec<String> = index
-            .importers_of(after.keys())
+        // The text each changed file held before the wave.
+        let mut before_text: BTreeMap<String, Option<Arc<str>>> = BTreeMap::new();
+        let mut from_revision = Vec::new();
+        for path in after.keys() {
+            if let Some(text) = self.carried_changed.remove(path) {
+                before_text.insert(path.clone(), text);
+            } else if let Some(text) = self.open_text(&config, path) {
+                before_text.insert(path.clone(), Some(text));
+            } else {
+                from_revision.push(path.clone());
+            }
+        }
+        if !from_revision.is_empty() {
+            let texts = (self.prior_texts)(&from_revision);
+            for (path, bytes) in from_revision.into_iter().zip(texts) {
+                let text = bytes.and_then(|b| String::from_utf8(b).ok()).map(Arc::from);
+                before_text.insert(path, text);
+            }
+        }
+
+        // Only a change an importer can see makes its importers dependents of the wave.
+        let visible = after.iter().filter(|(path, text)| {
+            let before = before_text.get(*path).and_then(Option::as_deref);
+            !matches!((before, text.as_deref()), (Some(b), Some(a)) if same_surface(path, b, a))
+        });
+        let mut dependents: Vec<String> = self
+            .indexes
+            .get(&config)
+            .map(|index| index.importers_of(visible.map(|(path, _)| path)))
+            .unwrap_or_default()
             .into_iter()
             .filter(|d| !after.contains_key(d))
             .collect();
@@ -469,26 +498,6 @@ impl TypeScriptAnalyzer {
                         limit: self.limits.max_dependents,
                     },
                 );
-            }
-        }
-
-        // The text each changed file held before the wave.
-        let mut before_text: BTreeMap<String, Option<Arc<str>>> = BTreeMap::new();
-        let mut from_revision = Vec::new();
-        for path in after.keys() {
-            if let Some(text) = self.carried_changed.remove(path) {
-                before_text.insert(path.clone(), text);
-            } else if let Some(text) = self.open_text(&config, path) {
-                before_text.insert(path.clone(), Some(text));
-            } else {
-                from_revision.push(path.clone());
-            }
-        }
-        if !from_revision.is_empty() {
-            let texts = (self.prior_texts)(&from_revision);
-            for (path, bytes) in from_revision.into_iter().zip(texts) {
-                let text = bytes.and_then(|b| String::from_utf8(b).ok()).map(Arc::from);
-                before_text.insert(path, text);
             }
         }
 

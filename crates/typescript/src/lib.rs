@@ -21,6 +21,7 @@ mod imports;
 pub mod install;
 mod server;
 mod status;
+mod surface;
 
 pub use analyzer::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
 pub use convert::TYPE_ERROR_GUIDANCE;

@@ -102,6 +102,7 @@ on_both_servers!(
     a_line_shift_keeps_the_identity_and_a_clean_edit_is_complete_and_clean,
     a_deleted_file_is_named_vanished_and_its_importers_are_rechecked,
     turning_on_strict_reports_what_it_introduces_in_the_files_already_checked,
+    an_edit_no_importer_can_see_is_checked_alone_and_a_signature_change_reaches_the_importers,
 );
 
 pub(super) fn assert_complete(snapshot: &AnalysisSnapshot) {
@@ -231,6 +232,53 @@ fn a_deleted_file_is_named_vanished_and_its_importers_are_rechecked(ts: Ts) {
     assert_eq!(
         codes(&second.findings, "src/b.ts"),
         vec![("TS2307".to_owned(), 1)]
+    );
+}
+
+/// The export surface decides who is checked: a body under a written signature and a local
+/// nothing exports are checked in the edited file only (its own new error still listed); the
+/// signature itself reaches the importer in the same wave.
+fn an_edit_no_importer_can_see_is_checked_alone_and_a_signature_change_reaches_the_importers(
+    ts: Ts,
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts_project(root, ts);
+    let mut h = Harness::new(root, patient());
+    h.commit(
+        root,
+        "src/a.ts",
+        "export function f(x: number): number {\n  return x;\n}\n",
+    );
+    h.commit(
+        root,
+        "src/b.ts",
+        "import { f } from \"./a.js\";\n\nexport const y: number = f(1);\n",
+    );
+    write(
+        root,
+        "src/a.ts",
+        "export function f(x: number): number {\n  return x + 1;\n}\nconst local: string = 1;\n",
+    );
+    let hidden = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&hidden);
+    assert_eq!(hidden.paths, vec!["src/a.ts"]);
+    assert_eq!(
+        codes(&hidden.findings, "src/a.ts"),
+        vec![("TS2322".to_owned(), 4)]
+    );
+
+    write(
+        root,
+        "src/a.ts",
+        "export function f(x: number): string {\n  return String(x);\n}\nconst local: string = 1;\n",
+    );
+    let visible = h.analyzer.scan(root, &["src/a.ts".to_owned()]);
+    assert_complete(&visible);
+    assert_eq!(visible.paths, vec!["src/a.ts", "src/b.ts"]);
+    assert_eq!(
+        codes(&visible.findings, "src/b.ts"),
+        vec![("TS2322".to_owned(), 3)]
     );
 }
 
