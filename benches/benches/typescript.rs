@@ -13,9 +13,12 @@
 //!
 //! Both use the pinned TypeScript 7 (`$PI_NATIVE_HOOKS_TS7_MODULES`, set by
 //! `scripts/provision.sh`, else `tests/typescript-servers/ts7/node_modules`), linked as the
-//! project's `node_modules/typescript`. The edit inserts `const benchEdit = 0;` before the first
-//! top-level `export` past the middle of the file and alternates it with `= 1;`, so every wave
-//! is a real one-line change ([`ts_project::edit_pair`]).
+//! project's `node_modules/typescript`. The edit inserts `export const benchEdit = 0;` before the
+//! first top-level `export` past the middle of the file and alternates it with `= 1;`, so every
+//! wave is a real one-line change of the module's exports, which its importers are checked
+//! against ([`ts_project::edit_pair`]). The interleaved comparison also times a local edit
+//! (`const benchEdit`, not exported), which no importer can see, so the analyzer checks the
+//! edited file alone.
 //!
 //! Groups (one benchmark per project, named by its source file count):
 //! - `analyzer`: `TypeScriptAnalyzer::scan` of the edited file on a warm analyzer: the changed
@@ -63,6 +66,7 @@ use lsp_types::{
     TextDocumentContentChangeEvent, TextDocumentItem, Url, VersionedTextDocumentIdentifier,
     WorkspaceFolder,
 };
+use pi_native_hooks_benches::ts_project::EditKind;
 use pi_native_hooks_benches::{
     Bound, Ratio, criterion_home, format_duration, markdown_report, mean_estimate, report,
     thousands, ts_project, write_figures,
@@ -150,8 +154,11 @@ struct Project {
     dir: TempDir,
     /// The edited file, relative to the folder.
     target: String,
-    /// Its two alternating contents; the first is on disk between groups and at `HEAD`.
+    /// Its two alternating contents, an edit of its exports; the first is on disk between groups
+    /// and at `HEAD`.
     contents: [Arc<str>; 2],
+    /// Two alternating contents with a local edit instead, which no importer can see.
+    local: [Arc<str>; 2],
     /// The native compiler.
     executable: PathBuf,
     /// The files a wave pulls: the edited one and its importers, as the analyzer's first wave
@@ -166,6 +173,11 @@ impl Project {
 
     fn write(&self, version: usize) {
         std::fs::write(self.root().join(&self.target), &*self.contents[version % 2])
+            .expect("write the edited file");
+    }
+
+    fn write_local(&self, version: usize) {
+        std::fs::write(self.root().join(&self.target), &*self.local[version % 2])
             .expect("write the edited file");
     }
 }
@@ -247,7 +259,8 @@ fn generated_project(modules: &Path) -> Project {
         .expect("generate the project");
     configure(dir.path(), STRICT_CONFIG, modules);
     let text = std::fs::read_to_string(dir.path().join(&generated.target)).expect("read");
-    let [a, b] = ts_project::edit_pair(&text).expect("an edit point");
+    let [a, b] = ts_project::edit_pair(&text, EditKind::Exported).expect("an edit point");
+    let local = ts_project::edit_pair(&text, EditKind::Local).expect("an edit point");
     let executable = native_tsc(dir.path(), &generated.target);
     let project = Project {
         label: format!(
@@ -262,6 +275,7 @@ fn generated_project(modules: &Path) -> Project {
         dir,
         target: generated.target.clone(),
         contents: [Arc::from(a), Arc::from(b)],
+        local: local.map(Arc::from),
         executable,
         pulled: std::iter::once(generated.target)
             .chain(generated.importers)
@@ -280,7 +294,8 @@ fn zod_project(modules: &Path, src: &Path) -> Project {
     let files = copy_tree(src, &dir.path().join("src"));
     configure(dir.path(), ZOD_CONFIG, modules);
     let text = std::fs::read_to_string(dir.path().join(ZOD_TARGET)).expect("read zod's file");
-    let [a, b] = ts_project::edit_pair(&text).expect("an edit point");
+    let [a, b] = ts_project::edit_pair(&text, EditKind::Exported).expect("an edit point");
+    let local = ts_project::edit_pair(&text, EditKind::Local).expect("an edit point");
     let executable = native_tsc(dir.path(), ZOD_TARGET);
     let lines = a.lines().count();
     let project = Project {
@@ -292,6 +307,7 @@ fn zod_project(modules: &Path, src: &Path) -> Project {
         dir,
         target: ZOD_TARGET.to_owned(),
         contents: [Arc::from(a), Arc::from(b)],
+        local: local.map(Arc::from),
         executable,
         pulled: Vec::new(),
     };
@@ -349,6 +365,28 @@ impl Harness {
             snapshot.findings
         );
         (took, snapshot.parsed_files, snapshot.cached_files)
+    }
+
+    /// A warm wave of the local edit, checked to pull the edited file alone and reuse its
+    /// "before".
+    fn local_wave(&mut self, project: &Project, version: usize) -> Duration {
+        project.write_local(version);
+        let started = Instant::now();
+        let snapshot = self
+            .analyzer
+            .scan(project.root(), std::slice::from_ref(&project.target));
+        let took = started.elapsed();
+        assert!(snapshot.skipped.is_empty() && snapshot.findings.is_empty());
+        assert_eq!(
+            (
+                snapshot.paths.as_slice(),
+                snapshot.parsed_files,
+                snapshot.cached_files
+            ),
+            (std::slice::from_ref(&project.target), 1, 1),
+            "a local edit is checked in the edited file alone"
+        );
+        took
     }
 
     /// A warm wave: also checks it pulled exactly `pulled` and reused every "before".
@@ -888,6 +926,10 @@ impl Side {
 struct Paired {
     analyzer: Side,
     floor: Side,
+    /// A second analyzer's waves of the local edit.
+    local: Side,
+    /// The `tsc` group's mean in this run, for the local edit's ratio.
+    tsc: Option<Duration>,
 }
 
 /// This process's CPU time, every thread (the runtimes' included).
@@ -941,9 +983,18 @@ fn paired(project: &Project) -> Paired {
     let analyzer_pid = harness.analyzer.server_pids().first().copied();
     let floor_pid = floor.floor.pid();
     let servers = (process_cpu(analyzer_pid), process_cpu(floor_pid));
+    let mut local = Harness::new(project);
+    project.write_local(1);
+    local
+        .analyzer
+        .scan(project.root(), std::slice::from_ref(&project.target));
+    local.local_wave(project, 0);
+    local.local_wave(project, 1);
     let mut result = Paired {
         analyzer: Side::default(),
         floor: Side::default(),
+        local: Side::default(),
+        tsc: None,
     };
     for n in 0..PAIRED_WAVES {
         // Who goes first alternates, so neither always follows the other's work.
@@ -954,7 +1005,9 @@ fn paired(project: &Project) -> Paired {
             timed(&mut result.floor, || floor.wave(project, n));
             timed(&mut result.analyzer, || harness.warm_wave(project, n));
         }
+        timed(&mut result.local, || local.local_wave(project, n));
     }
+    drop(local);
     result.analyzer.server_cpu = process_cpu(analyzer_pid).saturating_sub(servers.0);
     result.floor.server_cpu = process_cpu(floor_pid).saturating_sub(servers.1);
     drop(harness);
@@ -1100,6 +1153,23 @@ fn paired_table(paired: &[Paired], columns: &[String]) -> String {
             ("CPU per wave of the `floor`'s server", &|p| {
                 per_wave(p.floor.server_cpu)
             }),
+            (
+                "`analyzer`, a local edit no importer can see (`const benchEdit`), median wall time",
+                &|p| nanos(p.local.median()),
+            ),
+            (
+                "`tsc` / that, the `tsc` group's mean (target ≥ 20)",
+                &|p| {
+                    p.tsc.map_or_else(
+                        || "not measured".to_owned(),
+                        |tsc| {
+                            let ratio = tsc.as_secs_f64() / p.local.median().as_secs_f64();
+                            let verdict = if ratio >= 20.0 { "met" } else { "**missed**" };
+                            format!("{ratio:.1}x: {verdict}")
+                        },
+                    )
+                },
+            ),
         ],
     )
 }
@@ -1162,7 +1232,16 @@ fn main() {
     say(&report(&groups, &sizes, &RATIOS, mean));
     let measured = mean(ANALYZER, GENERATED_FILES).is_ok();
     let paired: Vec<Paired> = if measured {
-        fixture.projects.iter().map(paired).collect()
+        fixture
+            .projects
+            .iter()
+            .map(|project| Paired {
+                tsc: mean(TSC, project.files)
+                    .ok()
+                    .map(|nanos| Duration::from_secs_f64(nanos / 1e9)),
+                ..paired(project)
+            })
+            .collect()
     } else {
         Vec::new()
     };

@@ -486,10 +486,20 @@ pub fn generate(root: &Path, files: usize, seed: u64) -> std::io::Result<Project
     })
 }
 
+/// What a benchmark edit changes, for an importer's type check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditKind {
+    /// `export const benchEdit = 0;`: the module's exports change (the constant's type is its
+    /// literal), so the importers are checked again.
+    Exported,
+    /// `const benchEdit = 0;`: a local nothing exports, which no importer can see.
+    Local,
+}
+
 /// Two versions of `text` that differ in one line, for an edit that alternates between them: a
-/// `const benchEdit = 0;` (then `= 1;`) statement inserted before the first top-level `export`
-/// at or after the middle of the file. `None` when no such line exists.
-pub fn edit_pair(text: &str) -> Option<[String; 2]> {
+/// `benchEdit = 0;` (then `= 1;`) statement of `kind` inserted before the first top-level
+/// `export` at or after the middle of the file. `None` when no such line exists.
+pub fn edit_pair(text: &str, kind: EditKind) -> Option<[String; 2]> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let at = (lines.len() / 2..lines.len()).find(|&n| lines[n].starts_with("export "))?;
     let version = |value: u8| {
@@ -497,7 +507,11 @@ pub fn edit_pair(text: &str) -> Option<[String; 2]> {
         for line in &lines[..at] {
             out.push_str(line);
         }
-        let _ = writeln!(out, "const benchEdit = {value};");
+        let export = match kind {
+            EditKind::Exported => "export ",
+            EditKind::Local => "",
+        };
+        let _ = writeln!(out, "{export}const benchEdit = {value};");
         for line in &lines[at..] {
             out.push_str(line);
         }
@@ -571,12 +585,17 @@ mod tests {
     fn the_edit_pair_differs_in_one_inserted_line() {
         let text =
             "// a\nexport const a = 1;\nconst x = 2;\nexport const b = 3;\nexport const c = 4;\n";
-        let [zero, one] = edit_pair(text).unwrap();
+        let [zero, one] = edit_pair(text, EditKind::Local).unwrap();
         assert_eq!(
             zero,
             "// a\nexport const a = 1;\nconst x = 2;\nconst benchEdit = 0;\nexport const b = 3;\nexport const c = 4;\n"
         );
         assert_eq!(one, zero.replace("benchEdit = 0", "benchEdit = 1"));
-        assert_eq!(edit_pair("const a = 1;\n"), None);
+        let [exported, _] = edit_pair(text, EditKind::Exported).unwrap();
+        assert_eq!(
+            exported,
+            zero.replace("const benchEdit", "export const benchEdit")
+        );
+        assert_eq!(edit_pair("const a = 1;\n", EditKind::Local), None);
     }
 }
