@@ -27,7 +27,7 @@ use crate::imports::{ImportIndex, is_source};
 use crate::install::{Project, ProjectLookup, TsserverBridge};
 use crate::server::{LanguageServer, ServerError};
 use crate::status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
-use crate::surface::same_surface;
+use crate::surface::Surfaces;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, ScanLimits, SkipReason, SkippedFile, read_repo_file,
 };
@@ -176,6 +176,8 @@ pub struct TypeScriptAnalyzer {
     carried_changed: BTreeMap<String, Option<Arc<str>>>,
     /// Dependents whose check is pending, with their "before".
     carried_dependents: BTreeMap<String, Option<Vec<Finding>>>,
+    /// The export surface of each changed file's last text.
+    surfaces: Surfaces,
     uses: u64,
     status: StatusHandle,
 }
@@ -203,6 +205,7 @@ impl TypeScriptAnalyzer {
             before: HashMap::new(),
             carried_changed: BTreeMap::new(),
             carried_dependents: BTreeMap::new(),
+            surfaces: Surfaces::default(),
             uses: 0,
             status: StatusHandle::default(),
         };
@@ -466,14 +469,23 @@ impl TypeScriptAnalyzer {
         }
 
         // Only a change an importer can see makes its importers dependents of the wave.
-        let visible = after.iter().filter(|(path, text)| {
-            let before = before_text.get(*path).and_then(Option::as_deref);
-            !matches!((before, text.as_deref()), (Some(b), Some(a)) if same_surface(path, b, a))
-        });
+        let mut visible = Vec::new();
+        for (path, text) in &after {
+            let before = before_text.get(path).and_then(Option::as_deref);
+            let hidden = if let (Some(before), Some(after)) = (before, text.as_deref()) {
+                self.surfaces.same(path, before, after)
+            } else {
+                self.surfaces.forget(path);
+                false
+            };
+            if !hidden {
+                visible.push(path.clone());
+            }
+        }
         let mut dependents: Vec<String> = self
             .indexes
             .get(&config)
-            .map(|index| index.importers_of(visible.map(|(path, _)| path)))
+            .map(|index| index.importers_of(&visible))
             .unwrap_or_default()
             .into_iter()
             .filter(|d| !after.contains_key(d))

@@ -19,6 +19,7 @@ use ast_grep_core::Node;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_language::SupportLang;
 use pi_native_hooks_analysis::language_of;
+use pi_native_hooks_base::ContentHash;
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -50,10 +51,42 @@ const DECLARATION_KINDS: &[&str] = &[
 /// True when `before` and `after` of the file at `path` are both modules with the same export
 /// surface: an importer's type check cannot tell them apart. False whenever either has no
 /// surface.
+#[cfg(test)]
 pub(crate) fn same_surface(path: &str, before: &str, after: &str) -> bool {
     match (surface(path, before), surface(path, after)) {
         (Some(before), Some(after)) => before == after,
         _ => false,
+    }
+}
+
+/// The surface of each changed file's last text, as a hash: a session edits the same files wave
+/// after wave, and each wave's "before" is the last wave's "after", so it is parsed once.
+#[derive(Debug, Default)]
+pub(crate) struct Surfaces {
+    /// Per path: the hash of the text last judged, and of its surface (`None`: it has none).
+    last: HashMap<String, (ContentHash, Option<ContentHash>)>,
+}
+
+impl Surfaces {
+    /// [`same_surface`], remembering `after`'s surface for the next wave.
+    pub(crate) fn same(&mut self, path: &str, before: &str, after: &str) -> bool {
+        let of = |text: &str| surface(path, text).map(|s| ContentHash::of(s.as_bytes()));
+        let before_hash = ContentHash::of(before.as_bytes());
+        let before = match self.last.get(path) {
+            Some((text, surface)) if *text == before_hash => *surface,
+            _ => of(before),
+        };
+        let after_surface = of(after);
+        self.last.insert(
+            path.to_owned(),
+            (ContentHash::of(after.as_bytes()), after_surface),
+        );
+        matches!((before, after_surface), (Some(b), Some(a)) if b == a)
+    }
+
+    /// Forgets `path` (a file that vanished).
+    pub(crate) fn forget(&mut self, path: &str) {
+        self.last.remove(path);
     }
 }
 
@@ -192,7 +225,7 @@ fn identifiers(node: &TsNode<'_>, names: &mut Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_surface, surface};
+    use super::{Surfaces, same_surface, surface};
 
     const MODULE: &str = "import { helper } from \"./helper.js\";\n\
         export function area(width: number, height: number): number {\n  return width * height;\n}\n\
@@ -275,6 +308,31 @@ mod tests {
         for (from, to) in cases {
             assert!(!same(MODULE, &edited(from, to)), "{from:?} -> {to:?}");
         }
+    }
+
+    #[test]
+    fn the_memo_answers_as_the_surfaces_do() {
+        let mut memo = Surfaces::default();
+        let local = edited(
+            "export const total",
+            "const benchEdit = 0;\nexport const total",
+        );
+        let exported = edited(
+            "export const total",
+            "export const benchEdit = 0;\nexport const total",
+        );
+        assert!(memo.same("src/shapes.ts", MODULE, &local));
+        // The next wave's before is the last after, answered from the memo.
+        assert!(!memo.same("src/shapes.ts", &local, &exported));
+        assert!(
+            memo.same(
+                "src/shapes.ts",
+                &exported,
+                &exported.replace("= 0;", "= 0; ")
+            ) == same(&exported, &exported.replace("= 0;", "= 0; "))
+        );
+        memo.forget("src/shapes.ts");
+        assert!(!memo.same("src/shapes.ts", "const a = 1;\n", "const a = 1;\n"));
     }
 
     #[test]
