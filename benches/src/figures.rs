@@ -121,6 +121,12 @@ pub const SECTIONS: &[Section] = &[
         ],
     },
     Section {
+        name: "check-scale",
+        doc: "docs/performance.md",
+        command: "cargo run --release -p pi-native-hooks-benches --bin check_scale -- 5",
+        inputs: &["benches/src/bin/check_scale.rs", RULES],
+    },
+    Section {
         name: "precision",
         doc: "docs/rules.md",
         command: "cargo run --release -p pi-native-hooks-benches --example rule_precision -- …",

@@ -106,6 +106,12 @@ impl TreeCache {
         Some(slot.file)
     }
 
+    /// False when [`insert`](Self::insert) would not hold `file` whatever it evicted: the budget
+    /// is 0, or smaller than the file.
+    pub(crate) fn could_hold(&self, file: &HeldFile) -> bool {
+        self.budget > 0 && file.charge() <= self.budget
+    }
+
     /// Holds `file` for `path` as the most recently used, evicting the least recently used
     /// files until the budget holds. A file larger than the whole budget is not held.
     pub(crate) fn insert(&mut self, path: String, file: HeldFile) {

@@ -430,6 +430,21 @@ impl Analyzer {
         }
     }
 
+    /// `outcome` without the held file the tree cache could not hold. Called in the worker, so
+    /// such a tree is dropped as soon as its file is analyzed rather than with every other file's
+    /// once all are: a scan with no budget (`check`) holds a tree per thread at a time, not one
+    /// per file.
+    fn without_unholdable(&self, mut outcome: Outcome) -> Outcome {
+        if let Outcome::Analyzed { held, .. } = &mut outcome
+            && held
+                .as_ref()
+                .is_some_and(|file| !self.trees.could_hold(file))
+        {
+            *held = None;
+        }
+        outcome
+    }
+
     /// Counts how `path` was analyzed and holds its tree for the next analysis.
     fn hold(&mut self, path: &str, held: Option<HeldFile>, mode: Option<Mode>) {
         match mode {
@@ -478,7 +493,7 @@ impl Analyzer {
                         this.analyze_source(&path, content, text, held)
                     }
                 };
-                (path, outcome)
+                (path, this.without_unholdable(outcome))
             };
         // A single file gains nothing from the pool but the hand-off and a worker's wake-up, so
         // it is analyzed on the calling thread.
