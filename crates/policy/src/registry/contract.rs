@@ -227,7 +227,10 @@ pub(crate) fn read_contract(ast: &AST, source: &str) -> Result<PolicyContract, V
     {
         problems.at(
             consts["ID"].line,
-            format!("`ID` {id:?} must be lowercase letters, digits and `-`"),
+            format!(
+                "`ID` {id:?} must be 1 to 64 lowercase letters, digits and `-`, not starting \
+                 with `-`"
+            ),
         );
     }
     let description = consts

@@ -247,8 +247,13 @@ fn package_manager(root: &Path) -> &'static str {
     }
 }
 
+/// The longest policy id a contract accepts.
+const MAX_ID_BYTES: usize = 64;
+const ID_SUFFIX: &str = "-verification";
+
 /// `<name>-verification` in the id alphabet: lowercase ASCII letters and digits kept, every other
-/// run of characters one `-`.
+/// run of characters one `-`, the name cut so the id stays within the contract's 64 bytes (npm
+/// allows names of 214).
 fn policy_id(name: &str) -> String {
     let mut id = String::new();
     for c in name.chars() {
@@ -258,11 +263,13 @@ fn policy_id(name: &str) -> String {
             id.push('-');
         }
     }
+    // Every character kept is ASCII, so any byte index is a boundary.
+    id.truncate(MAX_ID_BYTES - ID_SUFFIX.len());
     let id = id.trim_end_matches('-');
     if id.is_empty() {
         "project-verification".to_owned()
     } else {
-        format!("{id}-verification")
+        format!("{id}{ID_SUFFIX}")
     }
 }
 
@@ -489,6 +496,9 @@ mod tests {
             "back\\slash `${x}` \u{1b}[2J \u{202e} 名前 😀",
             "@scope/Pkg.Name",
             "\u{0}",
+            // npm allows 214 characters; the id is cut to the contract's 64 bytes (found by the
+            // `manifest` fuzz target: the proposed policy did not load).
+            &"a-very-long-package-name".repeat(9),
         ];
         for name in names {
             let json = serde_json::json!({ "name": name, "scripts": { "test": "t" } }).to_string();
@@ -500,6 +510,7 @@ mod tests {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             );
+            assert!(policy.id.len() <= 64 && policy.id.ends_with("-verification"));
             let (_, loaded, commands) = loaded_project(&policy);
             assert_eq!(loaded, name, "{}", policy.text);
             assert_eq!(commands, ["npm test"]);
