@@ -1,26 +1,5 @@
 //! The reference the analyzer's matcher is checked against: ast-grep's own `CombinedScan` over
-//! every rule that applies to a file (no literal pre-filter, no kind index of the engine's),
-//! with its suppression comments and unused-suppression hints, findings normalized as the
-//! analyzer normalizes its own.
+//! every rule that applies to a file, with its suppression comments and unused-suppression hints
+//! (the fuzz targets' differential checks use the same one).
 
-use ast_grep_config::CombinedScan;
-use ast_grep_core::tree_sitter::LanguageExt;
-use pi_native_hooks_analysis::{Finding, RuleSet, findings_of_matches, language_of};
-use std::path::Path;
-
-/// What ast-grep's `CombinedScan` finds in `text` as the content of `path` (a TS or TSX path),
-/// sorted as a snapshot sorts its findings.
-pub fn findings(rules: &RuleSet, path: &str, text: &str) -> Vec<Finding> {
-    let lang = language_of(path).expect("a TypeScript or TSX path");
-    let grep = lang.ast_grep(text);
-    let mut combined = CombinedScan::new(rules.rules_for(Path::new(path), lang));
-    combined.set_unused_suppression_rule(rules.unused_suppression());
-    let mut findings: Vec<Finding> = combined
-        .scan(&grep, false)
-        .matches
-        .into_iter()
-        .flat_map(|(rule, matches)| findings_of_matches(rule, path, text, &matches))
-        .collect();
-    findings.sort();
-    findings
-}
+pub use pi_native_hooks_fuzz::reference::findings;

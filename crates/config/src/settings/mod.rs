@@ -496,6 +496,12 @@ pub(crate) fn load_settings(root: &TrustedDir) -> LoadedSettings {
     }
 }
 
+/// Parses `text` as the settings file at `path` (the path only names it in problems), without
+/// reading anything: what [`load_settings_at`] does once it has the file's text.
+pub fn parse_settings(path: &Path, text: &str) -> (Settings, Vec<SettingsProblem>) {
+    parse::parse(path, text)
+}
+
 /// Reads the settings of the config root at `root` (every ancestor checked); `None` when the
 /// root does not exist.
 pub fn load_settings_at(root: &Path) -> Option<LoadedSettings> {
