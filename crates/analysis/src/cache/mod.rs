@@ -41,9 +41,20 @@ impl ScanCache {
             .map(|e| Arc::clone(&e.findings))
     }
 
+    /// A cache that remembers nothing: for a scan that analyzes each file once.
+    pub(crate) fn disabled() -> Self {
+        Self {
+            entries: HashMap::new(),
+            capacity: 0,
+        }
+    }
+
     /// Remembers the findings of `path` at `content`. When full, the cache starts over: a
     /// long session touching many files re-parses at most once per file after that.
     pub(crate) fn insert(&mut self, path: String, content: ContentHash, findings: Arc<[Finding]>) {
+        if self.capacity == 0 {
+            return;
+        }
         if self.entries.len() >= self.capacity && !self.entries.contains_key(&path) {
             self.entries.clear();
         }

@@ -177,6 +177,14 @@ impl Analyzer {
         self
     }
 
+    /// Without the content cache: for a scan that reads each file once (`check` without `--fix`),
+    /// whose findings would otherwise be held twice, in the cache and in the snapshot.
+    #[must_use]
+    pub fn without_content_cache(mut self) -> Self {
+        self.cache = ScanCache::disabled();
+        self
+    }
+
     /// What the tree cache holds, and how many files were analyzed in full and re-analyzed
     /// incrementally.
     pub fn tree_cache_stats(&self) -> TreeCacheStats {

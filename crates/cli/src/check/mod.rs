@@ -171,20 +171,20 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
         Some(Err(error)) => return out.fail(&error.to_string()),
     };
     let limits = limits(args);
-    // `check` analyzes each file once; only `--fix` analyzes the fixed files again, so only then
-    // are trees held (within the settings' budget) for the incremental re-analysis.
-    let tree_cache_bytes = if args.fix {
-        config.settings.settings.tree_cache_bytes
-    } else {
-        0
-    };
+    // `check` analyzes each file once, so it holds neither trees nor a content cache: its memory
+    // is the files being analyzed and the findings. Only `--fix` analyzes the fixed files again,
+    // so only then are trees held (within the settings' budget) for the incremental re-analysis,
+    // and the unfixed files' findings kept for the second scan.
     let mut analyzer = match Analyzer::new(
         source.analyzer_key(),
         Arc::clone(&config.rules),
         limits,
         default_threads(),
     ) {
-        Ok(analyzer) => analyzer.with_tree_cache_bytes(tree_cache_bytes),
+        Ok(analyzer) if args.fix => {
+            analyzer.with_tree_cache_bytes(config.settings.settings.tree_cache_bytes)
+        }
+        Ok(analyzer) => analyzer.with_tree_cache_bytes(0).without_content_cache(),
         Err(error) => return out.fail(&error.to_string()),
     };
     let Scanned {
