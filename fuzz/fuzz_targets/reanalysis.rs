@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| pi_native_hooks_fuzz::incremental(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pi_native_hooks_fuzz::reanalysis(data));

@@ -1,6 +1,6 @@
 //! Owns the two differential targets, both judged against ast-grep's own `CombinedScan`
 //! ([`crate::reference`]) with the shipped rules:
-//! - `incremental`: a file analyzed, then edited up to four times and analyzed again from the
+//! - `reanalysis`: a file analyzed, then edited up to four times and analyzed again from the
 //!   analyzer's held tree (the incremental path a session takes); after every version the
 //!   findings must equal a full scan's.
 //! - `suppressions`: a text assembled from suppression comments (`ast-grep-ignore` with and
@@ -114,11 +114,11 @@ fn boundary(u: &mut Unstructured<'_>, text: &str) -> Result<usize> {
 }
 
 /// Edits of a file, each analyzed incrementally and compared with a full scan.
-pub fn incremental(data: &[u8]) {
-    let _ = incremental_checked(&mut Unstructured::new(data));
+pub fn reanalysis(data: &[u8]) {
+    let _ = reanalysis_checked(&mut Unstructured::new(data));
 }
 
-fn incremental_checked(u: &mut Unstructured<'_>) -> Result<()> {
+fn reanalysis_checked(u: &mut Unstructured<'_>) -> Result<()> {
     let (path, base) = *u.choose(&BASES)?;
     let Some(mut analyzer) = analyzer() else {
         return Ok(());

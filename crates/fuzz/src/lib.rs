@@ -21,7 +21,7 @@ pub mod reference;
 
 pub use block::render;
 pub use config_files::{fixture, manifest, policy, rule, settings};
-pub use differential::{incremental, suppressions};
+pub use differential::{reanalysis, suppressions};
 
 /// One fuzz target: the name of its libFuzzer binary (`fuzz/fuzz_targets/<name>.rs`) and of its
 /// corpus folder (`fuzz/corpus/<name>/`), and its body.
@@ -60,8 +60,8 @@ pub const TARGETS: &[Target] = &[
         run: render,
     },
     Target {
-        name: "incremental",
-        run: incremental,
+        name: "reanalysis",
+        run: reanalysis,
     },
     Target {
         name: "suppressions",
