@@ -33,15 +33,17 @@ const BASES: [(&str, &str); 3] = [
     ),
 ];
 
-/// Text the targets insert: findings of the shipped rules, suppressions in every form, syntax
-/// that breaks the parse, and multi-byte characters.
-const SNIPPETS: &[&str] = &[
-    "\n",
-    " ",
+/// Text an edit inserts (the differential targets here, and the incremental property tests):
+/// findings of every shipped rule, suppressions in every form, syntax that breaks the parse, and
+/// multi-byte characters.
+pub const EDIT_SNIPPETS: &[&str] = &[
     "x",
     "\u{e9}",
-    "\u{1f600}",
+    "\u{1f600} ",
+    "\n",
+    " ",
     "\"",
+    "'",
     "`",
     "{",
     "}",
@@ -51,6 +53,7 @@ const SNIPPETS: &[&str] = &[
     "*/",
     "<div>",
     "</div>",
+    "{/* \u{2026} */}",
     "{/* ast-grep-ignore */}",
     "console.log(a);\n",
     "debugger;\n",
@@ -58,16 +61,27 @@ const SNIPPETS: &[&str] = &[
     "let v: any = 1;\n",
     "try { f() } catch (e) {}\n",
     "await import(\"./m\");\n",
+    "import(\"./m\");\n",
+    "// ...\n",
+    "// rest of the code\n",
+    "it.only(\"x\", () => {});\n",
+    "throw new Error(\"Not implemented\");\n",
+    "function named() { return 1 }\n",
+    "var z = 2;\n",
+    "let w = 1;\nreturn w;\n",
     "// @ts-ignore\n",
+    "/* eslint-disable */\n",
     "// eslint-disable-next-line\n",
     "// ast-grep-ignore\n",
     "// ast-grep-ignore: typescript-no-console-log-ts\n",
+    "// ast-grep-ignore: typescript-no-debugger-ts\n",
     "// ast-grep-ignore: typescript-no-console-log-ts, typescript-no-debugger-ts\n",
     "// ast-grep-ignore: typescript-no-debugger-tsx -- why\n",
     "/* ast-grep-ignore: typescript-no-non-null-assertion-ts */",
     "// ast-grep-ignore: no-such-rule\n",
     "//ast-grep-ignore:typescript-no-explicit-any-ts\n",
     "// AST-GREP-IGNORE\n",
+    "\"cha\u{ee}ne \u{fc}n\u{ef}code\"",
 ];
 
 /// Analyzes `text` as `path` with `analyzer` and checks the findings against ast-grep's.
@@ -97,7 +111,7 @@ fn analyzer() -> Option<Analyzer> {
 /// Inserted text: a snippet, or arbitrary text.
 fn inserted(u: &mut Unstructured<'_>) -> Result<String> {
     if u.ratio(3, 4)? {
-        Ok((*u.choose(SNIPPETS)?).to_owned())
+        Ok((*u.choose(EDIT_SNIPPETS)?).to_owned())
     } else {
         let text: &str = u.arbitrary()?;
         Ok(text.chars().take(64).collect())

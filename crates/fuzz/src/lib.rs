@@ -21,7 +21,7 @@ pub mod reference;
 
 pub use block::render;
 pub use config_files::{fixture, manifest, policy, rule, settings};
-pub use differential::{reanalysis, suppressions};
+pub use differential::{EDIT_SNIPPETS, reanalysis, suppressions};
 
 /// One fuzz target: the name of its libFuzzer binary (`fuzz/fuzz_targets/<name>.rs`) and of its
 /// corpus folder (`fuzz/corpus/<name>/`), and its body.

@@ -6,6 +6,7 @@
 use crate::support::combined_scan;
 use pi_native_hooks_analysis::{Analyzer, EditHint, Finding, RuleSet, ScanLimits, SkipReason};
 use pi_native_hooks_config::{ConfigFile, builtin};
+use pi_native_hooks_fuzz::EDIT_SNIPPETS;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use std::path::{Path, PathBuf};
@@ -53,45 +54,6 @@ fix: |-
   let $A =
     $B
 ";
-
-/// Text an edit inserts: findings of every shipped rule, suppressions, JSX, strings, comments,
-/// multi-byte characters, and characters that break the syntax.
-const SNIPPETS: &[&str] = &[
-    "x",
-    "é",
-    "😀 ",
-    "\n",
-    "\"",
-    "'",
-    "`",
-    "{",
-    "}",
-    "(",
-    ";",
-    "/*",
-    "*/",
-    "<div>",
-    "</div>",
-    "{/* … */}",
-    "console.log(a);\n",
-    "debugger;\n",
-    "const q = a!.b;\n",
-    "let v: any = 1;\n",
-    "try { f() } catch (e) {}\n",
-    "// ast-grep-ignore\n",
-    "// ast-grep-ignore: typescript-no-debugger-ts\n",
-    "// ...\n",
-    "// rest of the code\n",
-    "it.only(\"x\", () => {});\n",
-    "throw new Error(\"Not implemented\");\n",
-    "function named() { return 1 }\n",
-    "var z = 2;\n",
-    "let w = 1;\nreturn w;\n",
-    "// @ts-ignore\n",
-    "/* eslint-disable */\n",
-    "import(\"./m\");\n",
-    "\"chaîne ünïcode\"",
-];
 
 fn extra_rules() -> Arc<RuleSet> {
     let mut files = builtin::rule_files();
@@ -143,7 +105,7 @@ enum Edit {
 }
 
 fn edit() -> impl Strategy<Value = Edit> {
-    let snippet = 0..SNIPPETS.len();
+    let snippet = 0..EDIT_SNIPPETS.len();
     prop_oneof![
         4 => (any::<u32>(), any::<bool>(), snippet.clone())
             .prop_map(|(at, anchored, snippet)| Edit::Insert { at, anchored, snippet }),
@@ -205,7 +167,7 @@ fn apply(text: &str, edit: &Edit, rewrites: &[String]) -> (String, Option<EditHi
             snippet,
         } => {
             let at = boundary(text, at, anchored);
-            splice(at, at, SNIPPETS[snippet])
+            splice(at, at, EDIT_SNIPPETS[snippet])
         }
         Edit::Delete { at, len } => {
             let at = boundary(text, at, false);
@@ -213,7 +175,7 @@ fn apply(text: &str, edit: &Edit, rewrites: &[String]) -> (String, Option<EditHi
         }
         Edit::Replace { at, len, snippet } => {
             let at = boundary(text, at, false);
-            splice(at, chars_after(at, len), SNIPPETS[snippet])
+            splice(at, chars_after(at, len), EDIT_SNIPPETS[snippet])
         }
         Edit::DeleteLine { at } => {
             let (start, end) = line(at);
