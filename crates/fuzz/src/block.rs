@@ -5,6 +5,7 @@
 //! token budget kept whenever a diagnostic is listed, one line per line (no raw control or
 //! bidirectional character), and a block exactly when there is something to say.
 
+use crate::listed_or_arbitrary;
 use arbitrary::{Result, Unstructured};
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_delivery::{CarrierInfo, RenderLimits, Warnings, render_late, tokens};
@@ -28,12 +29,7 @@ const HOSTILE: &[&str] = &[
 ];
 
 fn text(u: &mut Unstructured<'_>) -> Result<String> {
-    if u.ratio(1, 2)? {
-        Ok((*u.choose(HOSTILE)?).to_owned())
-    } else {
-        let text: &str = u.arbitrary()?;
-        Ok(text.chars().take(600).collect())
-    }
+    listed_or_arbitrary(u, HOSTILE, (1, 2), 600)
 }
 
 fn diagnostic(u: &mut Unstructured<'_>) -> Result<PolicyDiagnostic> {

@@ -8,7 +8,7 @@
 //!   a fresh analysis's findings, with the suppressions it derives and its unused-suppression
 //!   hints, must equal ast-grep's.
 
-use crate::reference;
+use crate::{listed_or_arbitrary, reference};
 use arbitrary::{Result, Unstructured};
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits, load_source};
 use pi_native_hooks_config::ConfigSource;
@@ -110,12 +110,7 @@ fn analyzer() -> Option<Analyzer> {
 
 /// Inserted text: a snippet, or arbitrary text.
 fn inserted(u: &mut Unstructured<'_>) -> Result<String> {
-    if u.ratio(3, 4)? {
-        Ok((*u.choose(EDIT_SNIPPETS)?).to_owned())
-    } else {
-        let text: &str = u.arbitrary()?;
-        Ok(text.chars().take(64).collect())
-    }
+    listed_or_arbitrary(u, EDIT_SNIPPETS, (3, 4), 64)
 }
 
 /// A char boundary of `text`, chosen by the input.

@@ -23,6 +23,23 @@ pub use block::render;
 pub use config_files::{fixture, manifest, policy, rule, settings};
 pub use differential::{EDIT_SNIPPETS, reanalysis, suppressions};
 
+/// One of `listed` with probability `ratio`, else arbitrary text of at most `max_chars`
+/// characters: hostile or meaningful text the fuzzer would take long to find, mixed with what it
+/// finds.
+pub(crate) fn listed_or_arbitrary(
+    u: &mut arbitrary::Unstructured<'_>,
+    listed: &[&str],
+    ratio: (u8, u8),
+    max_chars: usize,
+) -> arbitrary::Result<String> {
+    if u.ratio(ratio.0, ratio.1)? {
+        Ok((*u.choose(listed)?).to_owned())
+    } else {
+        let text: &str = u.arbitrary()?;
+        Ok(text.chars().take(max_chars).collect())
+    }
+}
+
 /// One fuzz target: the name of its libFuzzer binary (`fuzz/fuzz_targets/<name>.rs`) and of its
 /// corpus folder (`fuzz/corpus/<name>/`), and its body.
 #[derive(Clone, Copy, Debug)]
