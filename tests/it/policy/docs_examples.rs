@@ -71,7 +71,7 @@ fn run_examples(relative: &str, expected_policies: usize) {
 
 #[test]
 fn docs_examples_run() {
-    run_examples("docs/policies.md", 3);
+    run_examples("docs/policies.md", 4);
 }
 
 #[test]
