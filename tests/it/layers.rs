@@ -6,17 +6,21 @@
 use crate::support::checkout;
 use std::collections::BTreeSet;
 
+/// The text of `docs/architecture.md` from `marker` to the next `## ` heading.
+fn architecture_from(marker: &str) -> String {
+    let doc = std::fs::read_to_string(checkout().join("docs/architecture.md"))
+        .expect("docs/architecture.md is readable");
+    let after = doc
+        .split(marker)
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/architecture.md has no {marker:?}"));
+    after.split("\n## ").next().unwrap_or(after).to_owned()
+}
+
 /// The engine crates of the architecture table, in table order, each with the crates its row
 /// says it depends on.
 fn documented_layers() -> Vec<(String, BTreeSet<String>)> {
-    let doc = std::fs::read_to_string(checkout().join("docs/architecture.md"))
-        .expect("docs/architecture.md is readable");
-    let table = doc
-        .split("## Crates are the layers")
-        .nth(1)
-        .expect("docs/architecture.md has a \"Crates are the layers\" section");
-    let table = table.split("\n## ").next().unwrap_or(table);
-    table
+    architecture_from("## Crates are the layers")
         .lines()
         .filter_map(|line| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
@@ -60,14 +64,7 @@ fn manifest_layers(krate: &str) -> BTreeSet<String> {
 /// The crates under `crates/` that the "Beside the engine crates" table lists (`crates/fuzz`):
 /// not layers, nothing of the engine depends on them.
 fn documented_beside() -> BTreeSet<String> {
-    let doc = std::fs::read_to_string(checkout().join("docs/architecture.md"))
-        .expect("docs/architecture.md is readable");
-    let table = doc
-        .split("Beside the engine crates:")
-        .nth(1)
-        .expect("docs/architecture.md has a table of the packages beside the engine crates");
-    let table = table.split("\n## ").next().unwrap_or(table);
-    table
+    architecture_from("Beside the engine crates:")
         .lines()
         .filter_map(|line| {
             let cell = line.split('|').nth(1)?.trim();
