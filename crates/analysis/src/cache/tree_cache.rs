@@ -116,10 +116,10 @@ impl TreeCache {
     /// files until the budget holds. A file larger than the whole budget is not held.
     pub(crate) fn insert(&mut self, path: String, file: HeldFile) {
         self.take(&path);
-        let charge = file.charge();
-        if charge > self.budget {
+        if !self.could_hold(&file) {
             return;
         }
+        let charge = file.charge();
         while self.held_bytes + charge > self.budget {
             let Some((_, oldest)) = self.order.pop_first() else {
                 break;
