@@ -468,9 +468,16 @@ impl TypeScriptAnalyzer {
             }
         }
 
-        // Only a change an importer can see makes its importers dependents of the wave.
+        // Only a change an importer can see makes its importers dependents of the wave. A file
+        // nothing imports has none to spare, so its surface is not parsed.
+        let index = self.indexes.get(&config);
         let mut visible = Vec::new();
         for (path, text) in &after {
+            let imported =
+                index.is_some_and(|index| !index.importers_of(std::iter::once(path)).is_empty());
+            if !imported {
+                continue;
+            }
             let before = before_text.get(path).and_then(Option::as_deref);
             let hidden = if let (Some(before), Some(after)) = (before, text.as_deref()) {
                 self.surfaces.same(path, before, after)
@@ -482,9 +489,7 @@ impl TypeScriptAnalyzer {
                 visible.push(path.clone());
             }
         }
-        let mut dependents: Vec<String> = self
-            .indexes
-            .get(&config)
+        let mut dependents: Vec<String> = index
             .map(|index| index.importers_of(&visible))
             .unwrap_or_default()
             .into_iter()
