@@ -23,7 +23,7 @@ assert.ok(host, "rustc -vV names the host triple");
 const { platformArchABI: platform } = parseTriple(host);
 assert.ok(targets.some((t) => t.platformArchABI === platform), `${platform} is one of the release targets in package.json`);
 const addon = join(repo, "bindings/native", `${binaryName}.${platform}.node`);
-assert.ok(existsSync(addon), `${addon} is built (npm run build:addon)`);
+assert.ok(existsSync(addon), `${addon} is built (npm run build)`);
 
 const ROOT = mkdtempSync(join(tmpdir(), "pi-native-hooks-release-"));
 const checkout = join(ROOT, "checkout");
@@ -58,6 +58,8 @@ try {
   step(`stage a checkout of ${packageName} ${version} with the artifacts of the ${targets.length} release targets`);
   /** @type {{ files: { path: string }[] }[]} the files `npm publish` would pack */
   const [listing] = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: repo, capture: true }));
+  // release.yml builds it before publishing (`npm run build:extension`); here `npm run build` did.
+  assert.ok(listing.files.some((f) => f.path === "bindings/extension/index.js"), "the package carries the extension's JavaScript (npm run build:extension)");
   for (const path of [...listing.files.map((f) => f.path), "LICENSE"]) {
     mkdirSync(dirname(join(checkout, path)), { recursive: true });
     copyFileSync(join(repo, path), join(checkout, path));

@@ -2,7 +2,7 @@
 // package's extension, a fresh Node project and a config root made by `pi-native-hooks init` (with
 // the verification policy it proposes). The README's first section is copied from this output.
 //
-//   . scripts/provision.sh && npm run build:addon && cargo build -p pi-native-hooks-cli
+//   . scripts/provision.sh && npm run build && cargo build -p pi-native-hooks-cli
 //   node benches/pi/readme-sample.mjs
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";

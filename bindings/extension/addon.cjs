@@ -65,7 +65,7 @@ const firstLine = (text) => {
 function explain(error) {
   const platform = hostPlatform();
   const prebuilt = `prebuilt for ${SUPPORTED.join(", ")}`;
-  const build = "build it from source with `npm run build:addon` in a checkout of the repository (needs Rust)";
+  const build = "build it from source with `npm run build` in a checkout of the repository (needs Rust)";
   if (!SUPPORTED.includes(platform)) {
     return `no native addon for this platform (${platform}); ${prebuilt}; ${build}`;
   }

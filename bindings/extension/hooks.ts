@@ -5,7 +5,6 @@
 // stopped answers without the engine from then on, its footer says `degraded (engine panic in
 // <method>)`, and `/reload` opens a new session in its place.
 import type { CustomEntry, ExtensionAPI, ExtensionContext, SessionEntry } from "@earendil-works/pi-coding-agent";
-import { Type } from "typebox";
 import { type EntryPoint, type HookSession, HooksError, type PersistedEntry, addonProblem, isBindingError, native, tsserverBridge, unwrap } from "./native.ts";
 import { resultPatch } from "./patch.ts";
 import { jsonArguments, resultEvent } from "./wire.ts";
@@ -17,6 +16,15 @@ export const LATE_DIAGNOSTICS_MESSAGE = "pi-native-hooks-diagnostics";
 /** The waiver tool's name. */
 export const WAIVER_TOOL = "pi_hooks_waive_verification";
 const STATUS_KEY = "pi-native-hooks";
+/** The waiver tool's arguments as plain JSON Schema, which Pi validates like a TypeBox schema:
+ *  importing no package at run time lets Pi load this extension as native JavaScript. */
+const WAIVER_PARAMETERS = {
+  type: "object",
+  properties: {
+    reason: { type: "string", description: "Why the required checks cannot be run now (recorded and shown to the user)." },
+  },
+  required: ["reason"],
+} as const;
 
 /** A session kept across Pi's `/reload`, which replaces this extension's runtime. */
 interface Parked {
@@ -232,10 +240,8 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       description:
         "Skip the outstanding required verification checks when they cannot be run, with a reason. " +
         "The checks are recorded as waived (never as passed) and the next relevant change expires the waiver.",
-      parameters: Type.Object({
-        reason: Type.String({ description: "Why the required checks cannot be run now (recorded and shown to the user)." }),
-      }),
-      async execute(toolCallId, params) {
+      parameters: WAIVER_PARAMETERS,
+      async execute(toolCallId, params: { reason: string }) {
         if (!session) throw new Error("pi-native-hooks is not running in this session");
         const result = unwrap(await session.waive(toolCallId, params.reason));
         persist(result.entries);

@@ -1,6 +1,6 @@
 // Loads the engine's Node addon: from the platform package npm installed next to this package
 // (`pi-native-hooks-linux-x64-gnu`, …), or from `bindings/native/` in a checkout built with
-// `npm run build:addon`. Without one, `native` is undefined and `addonProblem` says why in one line.
+// `npm run build`. Without one, `native` is undefined and `addonProblem` says why in one line.
 import { createRequire } from "node:module";
 import type * as Native from "../native/index.js";
 

@@ -23,7 +23,7 @@ test("pi install loads exactly one pi-native-hooks extension and the authoring s
   assert.deepEqual([errors, warnings], [[], []]);
   assert.deepEqual(
     extensions.map((e) => [e.path, e.sourceInfo.scope, e.sourceInfo.origin]),
-    [[join(PACKAGE, "bindings/extension/index.ts"), "user", "package"]],
+    [[join(PACKAGE, "bindings/extension/index.js"), "user", "package"]],
   );
   const [extension] = extensions;
   assert.ok(extension.tools.has("pi_hooks_waive_verification"), "the waiver tool is registered");

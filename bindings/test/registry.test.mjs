@@ -192,7 +192,7 @@ test("Pi loads exactly one pi-native-hooks extension and the skill from the inst
   assert.deepEqual([errors, warnings], [[], []]);
   assert.deepEqual(
     extensions.map((e) => [e.path, e.sourceInfo.source, e.sourceInfo.scope, e.sourceInfo.origin]),
-    [[join(INSTALLED, "bindings/extension/index.ts"), "npm:pi-native-hooks", "user", "package"]],
+    [[join(INSTALLED, "bindings/extension/index.js"), "npm:pi-native-hooks", "user", "package"]],
   );
   assert.deepEqual([...extensions[0].commands.keys()].sort(), ["hooks-doctor", "hooks-init", "hooks-status"]);
   const skills = loader.getSkills().skills;
@@ -200,6 +200,10 @@ test("Pi loads exactly one pi-native-hooks extension and the skill from the inst
   // Loading the extension loaded the addon, from the platform package npm installed.
   const loaded = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.endsWith(".node"));
   assert.deepEqual(loaded, [join(AGENT_DIR, "npm", "node_modules", `pi-native-hooks-${platform}`, `pi-native-hooks.${platform}.node`)]);
+  // The package's extension is JavaScript, which Pi imports natively: its TypeScript loader never
+  // loaded Babel to transform it.
+  const babel = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.endsWith("/jiti/dist/babel.cjs"));
+  assert.deepEqual(babel, [], "no TypeScript transform at start-up");
 });
 
 test("on the first run, with no config root, a session of the installed extension gets the built-in diagnostic, and the installed check reports the same finding", async () => {
@@ -209,11 +213,11 @@ test("on the first run, with no config root, a session of the installed extensio
   // The personal root comes from the OS user record, which no test may read: this wrapper gives the
   // installed extension's own factory an explicit (absent) root, and Pi's loader loads it like any
   // extension.
-  const wrapper = join(ROOT, "under-test", "index.ts");
+  const wrapper = join(ROOT, "under-test", "index.mjs");
   mkdirSync(dirname(wrapper));
   writeFileSync(
     wrapper,
-    `import { createPiNativeHooks } from ${JSON.stringify(join(INSTALLED, "bindings/extension/hooks.ts"))};\n` +
+    `import { createPiNativeHooks } from ${JSON.stringify(join(INSTALLED, "bindings/extension/hooks.js"))};\n` +
       `export default createPiNativeHooks({ configRoot: ${JSON.stringify(root)} });\n`,
   );
   const repo = newRepo();
@@ -347,7 +351,7 @@ async function sessionWithout(name, packages, extraEnv = {}) {
 }
 
 const SUPPORTED = "linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64";
-const BUILD = "build it from source with `npm run build:addon` in a checkout of the repository (needs Rust)";
+const BUILD = "build it from source with `npm run build` in a checkout of the repository (needs Rust)";
 
 /**
  * The extension loaded, said `line` once, stayed inactive, and the session answered.
@@ -369,7 +373,7 @@ test("on an unsupported platform the installed extension names it, the prebuilt 
   const result = await sessionWithout("riscv64", ["npm:pi-native-hooks"], { SIMULATE_ARCH: "riscv64" });
   const line = `pi-native-hooks is inactive: no native addon for this platform (linux-riscv64-gnu); prebuilt for ${SUPPORTED}; ${BUILD}`;
   assertInactive(result, line);
-  assert.deepEqual(result.extensions, [join(result.agentDir, "npm/node_modules/pi-native-hooks/bindings/extension/index.ts")]);
+  assert.deepEqual(result.extensions, [join(result.agentDir, "npm/node_modules/pi-native-hooks/bindings/extension/index.js")]);
 });
 
 test("a copy of the package without its platform package, and its command, say the addon is not installed", async () => {
@@ -378,7 +382,7 @@ test("a copy of the package without its platform package, and its command, say t
   const result = await sessionWithout("copy", [copy]);
   const problem = `the addon for ${platform} is not installed (no package pi-native-hooks-${platform}); reinstall the package (\`pi install npm:pi-native-hooks\`) or ${BUILD}; prebuilt for ${SUPPORTED}`;
   assertInactive(result, `pi-native-hooks is inactive: ${problem}`);
-  assert.deepEqual(result.extensions, [join(copy, "bindings/extension/index.ts")]);
+  assert.deepEqual(result.extensions, [join(copy, "bindings/extension/index.js")]);
 
   const cli = await run(process.execPath, [join(copy, "bin/pi-native-hooks.js"), "check"], { cwd: ROOT });
   assert.deepEqual([cli.code, cli.stdout, cli.stderr], [2, "", `pi-native-hooks: error: ${problem}\n`]);
