@@ -53,6 +53,9 @@ export interface PiNativeHooksOptions {
   /** Tests only: this method of the addon's session (or `openSession`) panics inside the addon
    *  once its engine work is done. */
   panicIn?: EntryPoint;
+  /** Tests only: receives each session start that Pi does not wait for (`startup`), which the
+   *  test awaits before it looks at the footer. */
+  started?: (start: Promise<void>) => void;
 }
 
 /** Builds the extension. The package's default export calls it without options. */
@@ -60,6 +63,11 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
   return (pi: ExtensionAPI) => {
     let session: HookSession | undefined;
     let failed = false;
+    /** The session's start while it is under way (opening the engine, restoring the branch). At
+     *  Pi's own start (`startup`) Pi does not wait for it, so Pi is ready sooner; every other
+     *  handler does, so none acts on a session that is not there yet (the first wave comes long
+     *  after it is done). */
+    let starting: Promise<void> | undefined;
 
     const persist = (entries: PersistedEntry[]) => {
       for (const entry of entries) pi.appendEntry(entry.customType, entry.data);
@@ -70,8 +78,14 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
       const degraded = failed && !footer.degraded ? " · degraded (handler error)" : "";
       ctx.ui.setStatus(STATUS_KEY, footer.text + degraded);
     };
-    /** Runs a handler body; on failure reports it and returns undefined (the result stays intact). */
+    /** Runs a handler body once the session's start is done; on failure reports it and returns
+     *  undefined (the result stays intact). */
     const guard = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
+      if (starting) await starting;
+      return attempt(ctx, what, body);
+    };
+    /** Runs a handler body at once; on failure reports it and returns undefined. */
+    const attempt = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
       try {
         const value = await body();
         if (what === options.failHandler) throw new Error("thrown on purpose (the failHandler test option)");
@@ -118,8 +132,17 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
      *  panic in it changes nothing for what comes next, and the session is gone. */
     const release = (old: HookSession | undefined) => void old?.shutdown();
 
-    pi.on("session_start", (event, ctx) =>
-      guard(ctx, "session_start", async () => {
+    /** Queues `work` after any start under way, as the start every other handler waits for. */
+    const begin = (work: () => Promise<unknown>): Promise<void> => {
+      const run: Promise<void> = (starting ?? Promise.resolve()).then(work).then(() => {
+        if (starting === run) starting = undefined;
+      });
+      starting = run;
+      return run;
+    };
+
+    pi.on("session_start", (event, ctx) => {
+      const start = begin(() => attempt(ctx, "session_start", async () => {
         release(session);
         const previous = unpark(parkingKey(ctx));
         // A session an engine panic stopped carries nothing over: a new one restores the branch.
@@ -147,8 +170,13 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
           }),
         );
         await restore(ctx);
-      }),
-    );
+      }));
+      // Pi waits for a session it replaces (`/reload`, `/new`, `/resume`, a fork): the user asked
+      // for it, and sees its footer at once. Its own start goes on without the engine.
+      if (event.reason !== "startup") return start;
+      options.started?.(start);
+      return undefined;
+    });
     pi.on("session_tree", (_event, ctx) => guard(ctx, "session_tree", () => restore(ctx)));
     pi.on("session_shutdown", (event, ctx) =>
       guard(ctx, "session_shutdown", () => {
@@ -242,6 +270,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         "The checks are recorded as waived (never as passed) and the next relevant change expires the waiver.",
       parameters: WAIVER_PARAMETERS,
       async execute(toolCallId, params: { reason: string }) {
+        if (starting) await starting;
         if (!session) throw new Error("pi-native-hooks is not running in this session");
         const result = unwrap(await session.waive(toolCallId, params.reason));
         persist(result.entries);

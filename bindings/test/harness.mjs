@@ -110,6 +110,8 @@ export const newModelRuntime = () => pi.ModelRuntime.create({ credentials: new a
  * @property {SessionStartEvent} [sessionStartEvent] default: Pi's (a fresh start)
  * @property {boolean} [ui] bind a (recording) UI; default true
  * @property {ExtensionFactory[]} [extra] more extensions, loaded after this one
+ * @property {boolean} [awaitStart] wait for the extension's start, which Pi does not wait for at
+ *   its own start; default true (false: the test acts while the engine session still opens)
  */
 
 /**
@@ -192,14 +194,16 @@ afterEach(() => {
  * @param {StartOptions} options
  * @returns {Promise<Started>}
  */
-export async function start({ repo, configRoot, responses = [], options = {}, sessionManager, sessionStartEvent, ui: withUI = true, extra = [] }) {
+export async function start({ repo, configRoot, responses = [], options = {}, sessionManager, sessionStartEvent, ui: withUI = true, extra = [], awaitStart = true }) {
+  /** @type {Promise<void>[]} the extension's session starts that Pi does not wait for */
+  const starts = [];
   const settingsManager = pi.SettingsManager.create(repo, AGENT_DIR, {});
   const resourceLoader = new pi.DefaultResourceLoader({
     cwd: repo,
     agentDir: AGENT_DIR,
     settingsManager,
     noExtensions: true,
-    extensionFactories: [createPiNativeHooks({ configRoot, ...options }), ...extra],
+    extensionFactories: [createPiNativeHooks({ configRoot, started: (s) => starts.push(s), ...options }), ...extra],
   });
   await resourceLoader.reload();
   const modelRuntime = await newModelRuntime();
@@ -220,6 +224,7 @@ export async function start({ repo, configRoot, responses = [], options = {}, se
   });
   const record = watch();
   await session.bindExtensions(bindingsOf(record, withUI));
+  if (awaitStart) await Promise.all(starts);
   // The record itself, so `expectProblems` on the result sets what the check after the test reads.
   return Object.assign(record, { session, faux, contexts });
 }

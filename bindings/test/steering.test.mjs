@@ -44,6 +44,23 @@ test("two parallel writes: one scan, one block on one carrier naming both findin
   started.session.dispose();
 });
 
+test("Pi's start does not wait for the engine session; a prompt sent at once waits for it and gets its block", async () => {
+  const repo = newRepo();
+  const started = await start({
+    repo,
+    configRoot: configRoot(),
+    responses: [toolUse(write("A", "src/a.ts", BANG)), say("done")],
+    awaitStart: false,
+  });
+  await started.session.prompt("write a file");
+  assertNoProblems(started);
+  const [a] = toolResults(started.contexts[1]);
+  assert.deepEqual(listedLocations(a[2], NON_NULL), ["src/a.ts:2:21"], a[2]);
+  const status = await command(started, "/hooks-status");
+  assert.match(status.join("\n"), /scans: 1,/, "the wave was analyzed once, by the session the start opened");
+  started.session.dispose();
+});
+
 test("an unrelated wave repeats nothing; a fix drops the finding; a justified suppression silences it", async () => {
   const repo = newRepo();
   const started = await start({
