@@ -12,7 +12,7 @@
 //! of the next wave.
 
 use pi_native_hooks_analysis::{AnalyzerKey, Finding};
-use pi_native_hooks_base::RuleId;
+use pi_native_hooks_base::{RuleId, StoreUse};
 use pi_native_hooks_policy::PolicyDiagnostic;
 use std::collections::{BTreeMap, HashMap};
 
@@ -129,12 +129,23 @@ const HISTORY_CAPACITY: usize = 16_384;
 #[derive(Debug, Default)]
 pub struct FindingHistory {
     by_path: HashMap<(AnalyzerKey, String), Vec<PriorFinding>>,
+    /// Paths forgotten when the history started over.
+    forgotten: u64,
 }
 
 impl FindingHistory {
     /// An empty history.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// How many paths it remembers, of how many, and how many it forgot by starting over.
+    pub fn usage(&self) -> StoreUse {
+        StoreUse {
+            held: self.by_path.len(),
+            capacity: HISTORY_CAPACITY,
+            dropped: self.forgotten,
+        }
     }
 
     /// What `analyzer` last found in `path`, if it analyzed it completely before.
@@ -149,6 +160,7 @@ impl FindingHistory {
     pub fn set(&mut self, analyzer: &AnalyzerKey, path: &str, findings: Vec<PriorFinding>) {
         let key = (analyzer.clone(), path.to_owned());
         if self.by_path.len() >= HISTORY_CAPACITY && !self.by_path.contains_key(&key) {
+            self.forgotten += self.by_path.len() as u64;
             self.by_path.clear();
         }
         self.by_path.insert(key, findings);

@@ -31,6 +31,6 @@ pub use introduced::{
     FindingHistory, PriorFinding, Start, diagnostic_start, finding_start, findings_by_path,
     introduced,
 };
-pub use memory::{Coverage, DeliveryMemory, Selection, WaveDiagnostics};
+pub use memory::{Coverage, DELIVERY_MEMORY_CAPACITY, DeliveryMemory, Selection, WaveDiagnostics};
 pub use render::{Block, CarrierInfo, RenderLimits, Warnings, render, render_late};
 pub use tokens::TokenCount;

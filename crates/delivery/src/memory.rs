@@ -5,9 +5,13 @@
 //!
 //! Fingerprints hash the matched text and its range, so they are a function of the file's
 //! content: remembering fingerprints per path is remembering what was delivered per content.
+//!
+//! The memory is bounded ([`DELIVERY_MEMORY_CAPACITY`] diagnostics): past it, the paths a wave
+//! touched longest ago are forgotten first. Forgetting only ever repeats a diagnostic (it is new
+//! again the next time its file is analyzed), never hides one.
 
 use super::fingerprint::{Fingerprint, KeyedDiagnostic};
-use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::{PolicyId, StoreUse};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Which policies' results are complete for which paths in one wave: the analysis of the path
@@ -71,16 +75,58 @@ pub struct Selection<'a> {
     pub known: usize,
 }
 
-/// The fingerprints delivered per path, with the policy that produced each.
+/// How many delivered diagnostics the memory keeps before it forgets the paths touched longest ago.
+pub const DELIVERY_MEMORY_CAPACITY: usize = 16_384;
+
+/// The diagnostics delivered for one path, and when a wave last touched it.
 #[derive(Debug, Default)]
+struct Remembered {
+    delivered: BTreeMap<Fingerprint, PolicyId>,
+    touched: u64,
+}
+
+/// The fingerprints delivered per path, with the policy that produced each.
+#[derive(Debug)]
 pub struct DeliveryMemory {
-    by_path: HashMap<String, BTreeMap<Fingerprint, PolicyId>>,
+    by_path: HashMap<String, Remembered>,
+    /// Diagnostics remembered over all paths.
+    held: usize,
+    capacity: usize,
+    /// Counts the settles, to order the paths by when they were last touched.
+    tick: u64,
+    forgotten: u64,
+}
+
+impl Default for DeliveryMemory {
+    fn default() -> Self {
+        Self::with_capacity(DELIVERY_MEMORY_CAPACITY)
+    }
 }
 
 impl DeliveryMemory {
     /// An empty memory.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty memory that keeps at most `capacity` diagnostics.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            by_path: HashMap::new(),
+            held: 0,
+            capacity,
+            tick: 0,
+            forgotten: 0,
+        }
+    }
+
+    /// How many diagnostics it remembers, of how many, and how many it forgot.
+    pub fn usage(&self) -> StoreUse {
+        StoreUse {
+            held: self.held,
+            capacity: self.capacity,
+            dropped: self.forgotten,
+        }
     }
 
     /// The diagnostics of `wave` that were never delivered for their path.
@@ -90,7 +136,7 @@ impl DeliveryMemory {
             let known = self
                 .by_path
                 .get(&keyed.diagnostic.path)
-                .is_some_and(|delivered| delivered.contains_key(&keyed.fingerprint));
+                .is_some_and(|remembered| remembered.delivered.contains_key(&keyed.fingerprint));
             if known {
                 selection.known += 1;
             } else {
@@ -110,37 +156,76 @@ impl DeliveryMemory {
     ) -> usize {
         let current: BTreeSet<Fingerprint> =
             wave.diagnostics.iter().map(|d| d.fingerprint).collect();
+        self.tick += 1;
         let mut resolved = 0;
         for (path, policies) in wave.coverage.iter() {
             let Some(remembered) = self.by_path.get_mut(path) else {
                 continue;
             };
-            let before = remembered.len();
-            remembered.retain(|fingerprint, policy| {
+            let before = remembered.delivered.len();
+            remembered.delivered.retain(|fingerprint, policy| {
                 !policies.contains(policy) || current.contains(fingerprint)
             });
-            resolved += before - remembered.len();
-            if remembered.is_empty() {
+            remembered.touched = self.tick;
+            resolved += before - remembered.delivered.len();
+            if remembered.delivered.is_empty() {
                 self.by_path.remove(path);
             }
         }
+        self.held -= resolved;
         for keyed in delivered {
-            self.by_path
+            let remembered = self
+                .by_path
                 .entry(keyed.diagnostic.path.clone())
-                .or_default()
-                .insert(keyed.fingerprint, keyed.diagnostic.policy.clone());
+                .or_default();
+            remembered.touched = self.tick;
+            let new = remembered
+                .delivered
+                .insert(keyed.fingerprint, keyed.diagnostic.policy.clone())
+                .is_none();
+            self.held += usize::from(new);
         }
+        self.forget_oldest();
         resolved
+    }
+
+    /// Forgets whole paths, the least recently touched first, until the memory is within its
+    /// capacity. The paths this wave touched go last; one that alone exceeds the capacity goes
+    /// too, and its diagnostics are delivered again the next time it is analyzed.
+    fn forget_oldest(&mut self) {
+        while self.held > self.capacity {
+            let Some(oldest) = self
+                .by_path
+                .iter()
+                .min_by_key(|(path, remembered)| {
+                    (
+                        remembered.touched,
+                        remembered.delivered.len(),
+                        path.as_str(),
+                    )
+                })
+                .map(|(path, _)| path.clone())
+            else {
+                return;
+            };
+            if let Some(forgotten) = self.by_path.remove(&oldest) {
+                let count = forgotten.delivered.len();
+                self.held -= count;
+                self.forgotten += count as u64;
+            }
+        }
     }
 
     /// How many delivered diagnostics are remembered for `path`.
     pub fn remembered(&self, path: &str) -> usize {
-        self.by_path.get(path).map_or(0, BTreeMap::len)
+        self.by_path
+            .get(path)
+            .map_or(0, |remembered| remembered.delivered.len())
     }
 
     /// How many delivered diagnostics are remembered in total.
     pub fn len(&self) -> usize {
-        self.by_path.values().map(BTreeMap::len).sum()
+        self.held
     }
 
     /// True when nothing is remembered.
@@ -207,6 +292,84 @@ mod tests {
         let gone = wave(vec![], &[("a.ts", "p")]);
         assert_eq!(memory.settle(&gone, []), 2);
         assert!(memory.is_empty());
+    }
+
+    #[test]
+    fn past_its_capacity_it_forgets_the_path_touched_longest_ago_which_is_delivered_again() {
+        let mut memory = DeliveryMemory::with_capacity(3);
+        let a = wave(
+            vec![keyed("p", "a.ts", 1, "x"), keyed("p", "a.ts", 2, "y")],
+            &[("a.ts", "p")],
+        );
+        let selection = memory.select(&a);
+        memory.settle(&a, selection.fresh.clone());
+        let b = wave(vec![keyed("p", "b.ts", 1, "x")], &[("b.ts", "p")]);
+        let selection = memory.select(&b);
+        memory.settle(&b, selection.fresh.clone());
+        assert_eq!(
+            memory.usage(),
+            StoreUse {
+                held: 3,
+                capacity: 3,
+                dropped: 0
+            }
+        );
+
+        // A fourth diagnostic: a.ts, touched longest ago, is forgotten as a whole.
+        let c = wave(vec![keyed("p", "c.ts", 1, "x")], &[("c.ts", "p")]);
+        let selection = memory.select(&c);
+        memory.settle(&c, selection.fresh.clone());
+        assert_eq!(
+            memory.usage(),
+            StoreUse {
+                held: 2,
+                capacity: 3,
+                dropped: 2
+            }
+        );
+        assert_eq!(
+            (
+                memory.remembered("a.ts"),
+                memory.remembered("b.ts"),
+                memory.remembered("c.ts")
+            ),
+            (0, 1, 1)
+        );
+
+        // Its findings, still there, are new again: repeated, never hidden.
+        let again = memory.select(&a);
+        assert_eq!((again.fresh.len(), again.known), (2, 0));
+        // Those of b.ts, remembered, are not.
+        assert_eq!(memory.select(&b).known, 1);
+    }
+
+    #[test]
+    fn a_block_larger_than_the_capacity_forgets_the_older_paths_first() {
+        let mut memory = DeliveryMemory::with_capacity(2);
+        let old = wave(vec![keyed("p", "old.ts", 1, "x")], &[("old.ts", "p")]);
+        let selection = memory.select(&old);
+        memory.settle(&old, selection.fresh.clone());
+        let big = wave(
+            vec![
+                keyed("p", "big.ts", 1, "x"),
+                keyed("p", "big.ts", 2, "y"),
+                keyed("p", "big.ts", 3, "z"),
+            ],
+            &[("big.ts", "p")],
+        );
+        let selection = memory.select(&big);
+        memory.settle(&big, selection.fresh.clone());
+        // old.ts goes first; big.ts alone still exceeds the capacity, so it goes too: nothing is
+        // remembered past the bound, and everything is delivered again.
+        assert_eq!(
+            memory.usage(),
+            StoreUse {
+                held: 0,
+                capacity: 2,
+                dropped: 4
+            }
+        );
+        assert_eq!(memory.select(&big).fresh.len(), 3);
     }
 
     #[test]

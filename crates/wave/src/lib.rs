@@ -32,8 +32,8 @@ mod tracker;
 
 pub use config::WaveConfig;
 pub use coordinator::report::{
-    CoordinatorFailure, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory, WaveReport,
-    WaveTotals,
+    CoordinatorFailure, LaneStores, NAMED_SKIPS, NotAnalyzed, ScanStats, WaveEnd, WaveHistory,
+    WaveReport, WaveTotals,
 };
 pub use coordinator::{StillBusy, WaveCoordinator, WaveError};
 pub use event::{

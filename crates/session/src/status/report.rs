@@ -17,7 +17,7 @@ use pi_native_hooks_analysis::TreeCacheStats;
 use pi_native_hooks_base::{escape, escape_lines};
 use pi_native_hooks_typescript::{ProjectState, TypeScriptStatus};
 use pi_native_hooks_verification::Timestamp;
-use pi_native_hooks_wave::{WaveCoordinator, WaveTotals};
+use pi_native_hooks_wave::{LaneStores, WaveCoordinator, WaveTotals};
 use pi_native_hooks_workspace::{WatchState, WatchStatus};
 use serde::Serialize;
 use std::fmt::{Arguments, Write};
@@ -39,6 +39,8 @@ pub struct SessionReport {
     pub policy_failures: Vec<String>,
     /// Wave totals; `totals.scans` counts analyzer runs.
     pub totals: WaveTotals,
+    /// How full the delivery's per-session stores are.
+    pub stores: LaneStores,
     /// The workspace watcher behind whole-worktree (`bash`) snapshots, when there is one.
     pub watcher: Option<WatchStatus>,
     /// The type check: its projects and servers, or why it is off (`None` when no wave is
@@ -92,6 +94,7 @@ impl Session {
             policy_failures: published.policy_failures.clone(),
             hooks,
             totals: wave.totals,
+            stores: wave.stores,
             watcher: self
                 .state
                 .coordinator()
@@ -373,6 +376,9 @@ pub fn render_status(status: &SessionReport) -> String {
             totals.delivered
         ),
     );
+    if status.active {
+        render_stores(&mut out, &status.stores);
+    }
     if let Some(watcher) = &status.watcher {
         render_watcher(&mut out, watcher);
     }
@@ -516,6 +522,24 @@ fn render_settings(out: &mut String, settings: &SettingsStatus) {
     for problem in &settings.problems {
         put(out, format_args!("  settings problem: {problem}"));
     }
+}
+
+/// The delivery's per-session stores against their bounds. What they let go of is only ever
+/// delivered again, never hidden.
+fn render_stores(out: &mut String, stores: &LaneStores) {
+    let (delivered, history) = (&stores.delivered, &stores.history);
+    put(
+        out,
+        format_args!(
+            "session memory: delivered findings remembered {} of {} ({} forgotten, delivered again if still there); findings before each wave kept for {} of {} paths ({} forgotten, compared with HEAD again)",
+            delivered.held,
+            delivered.capacity,
+            delivered.dropped,
+            history.held,
+            history.capacity,
+            history.dropped
+        ),
+    );
 }
 
 /// What an analyzer holds for incremental re-analysis, and how it analyzed the files so far.

@@ -6,8 +6,8 @@ use crate::event::ToolEvent;
 use crate::pipeline::snapshots::SnapshotScope;
 use pi_native_hooks_analysis::{AnalysisSnapshot, SkipReason, SkippedFile};
 use pi_native_hooks_analysis::{AnalyzerKey, TreeCacheStats};
-use pi_native_hooks_base::CallId;
 use pi_native_hooks_base::TaskFailed;
+use pi_native_hooks_base::{CallId, StoreUse};
 use pi_native_hooks_policy::PolicyFailure;
 use pi_native_hooks_workspace::ChangeSet;
 use serde::Serialize;
@@ -248,6 +248,18 @@ pub struct WaveHistory {
     pub recent: VecDeque<WaveReport>,
     /// The most recent coordinator failures, oldest first.
     pub failures: VecDeque<CoordinatorFailure>,
+    /// How full the delivery's per-session stores were after the last wave that delivered.
+    pub stores: LaneStores,
+}
+
+/// The per-session stores a wave's delivery keeps, each bounded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaneStores {
+    /// Diagnostics remembered as delivered, so they are not repeated.
+    pub delivered: StoreUse,
+    /// Paths whose findings at their last analysis are remembered, to tell what a wave introduced.
+    pub history: StoreUse,
 }
 
 impl WaveHistory {

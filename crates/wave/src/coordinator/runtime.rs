@@ -3,7 +3,9 @@
 //! tokens. The coordinator's event methods and the pipeline use it through its methods only.
 
 use crate::config::WaveConfig;
-use crate::coordinator::report::{CoordinatorFailure, WaveHistory, WaveReport, WaveTotals};
+use crate::coordinator::report::{
+    CoordinatorFailure, LaneStores, WaveHistory, WaveReport, WaveTotals,
+};
 use crate::pipeline::analysis::{AnalysisCoordinator, WaveAnalysis};
 use crate::pipeline::finished::{FinishedCall, FinishedWave};
 use crate::pipeline::prior::Priors;
@@ -85,6 +87,14 @@ impl Lane {
     /// What each file held when last analyzed.
     pub(crate) fn history(&mut self) -> &mut FindingHistory {
         &mut self.history
+    }
+
+    /// How full the delivery memory and the finding history are.
+    pub(crate) fn stores(&self) -> LaneStores {
+        LaneStores {
+            delivered: self.memory.usage(),
+            history: self.history.usage(),
+        }
     }
 }
 
@@ -210,6 +220,11 @@ impl<W: SnapshotSource> WaveRuntime<W> {
             after,
         });
         self.recorded.send_modify(|n| *n += 1);
+    }
+
+    /// Records how full the lane's stores are, for the status.
+    pub(crate) fn note_stores(&self, stores: LaneStores) {
+        lock(&self.status).stores = stores;
     }
 
     /// The workspace revision of the last recorded wave.

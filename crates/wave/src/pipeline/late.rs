@@ -72,5 +72,6 @@ pub(crate) async fn late_block<W: SnapshotSource>(
         &fresh,
         shown,
     );
+    runtime.note_stores(lane.stores());
     block
 }

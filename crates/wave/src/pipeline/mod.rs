@@ -267,6 +267,7 @@ fn deliver<W: SnapshotSource>(
         &fresh,
         shown,
     );
+    runtime.note_stores(lane.stores());
     drop(lane);
     Delivery {
         diagnostics: wave_diagnostics.diagnostics.len(),
