@@ -46,13 +46,17 @@ fn source(i: usize, n: usize) -> String {
 
 /// Plays wave `n` as Pi 1.6 does for sequential-looking parallel calls; returns its blocks.
 async fn wave(session: &Session, repo: &Path, n: usize) -> usize {
-    let calls: Vec<(ToolCallInfo, Option<(usize, String)>)> = if n % 10 == 0 {
+    let calls: Vec<(ToolCallInfo, Option<(usize, String)>)> = if n.is_multiple_of(10) {
         vec![(
             ToolCallInfo::new(format!("c{n}"), "bash", json!({ "command": "true" })),
             None,
         )]
     } else {
-        let files = if n % 7 == 0 { vec![n, n + 25] } else { vec![n] };
+        let files = if n.is_multiple_of(7) {
+            vec![n, n + 25]
+        } else {
+            vec![n]
+        };
         files
             .into_iter()
             .enumerate()
