@@ -59,6 +59,10 @@ pub(crate) fn same_surface(path: &str, before: &str, after: &str) -> bool {
     }
 }
 
+/// How many paths the surface memo remembers before it starts over (a forgotten path's surface is
+/// parsed again, nothing else changes).
+const SURFACES_CAPACITY: usize = 4_096;
+
 /// The surface of each changed file's last text, as a hash: a session edits the same files wave
 /// after wave, and each wave's "before" is the last wave's "after", so it is parsed once.
 #[derive(Debug, Default)]
@@ -77,6 +81,9 @@ impl Surfaces {
             _ => of(before),
         };
         let after_surface = of(after);
+        if self.last.len() >= SURFACES_CAPACITY && !self.last.contains_key(path) {
+            self.last.clear();
+        }
         self.last.insert(
             path.to_owned(),
             (ContentHash::of(after.as_bytes()), after_surface),
@@ -225,7 +232,7 @@ fn identifiers(node: &TsNode<'_>, names: &mut Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Surfaces, same_surface, surface};
+    use super::{SURFACES_CAPACITY, Surfaces, same_surface, surface};
 
     const MODULE: &str = "import { helper } from \"./helper.js\";\n\
         export function area(width: number, height: number): number {\n  return width * height;\n}\n\
@@ -333,6 +340,24 @@ mod tests {
         );
         memo.forget("src/shapes.ts");
         assert!(!memo.same("src/shapes.ts", "const a = 1;\n", "const a = 1;\n"));
+    }
+
+    #[test]
+    fn the_memo_starts_over_at_its_capacity_and_answers_the_same() {
+        let mut memo = Surfaces::default();
+        let local = edited(
+            "export const total",
+            "const benchEdit = 0;\nexport const total",
+        );
+        for i in 0..SURFACES_CAPACITY {
+            assert!(memo.same(&format!("src/m{i}.ts"), MODULE, &local));
+        }
+        assert_eq!(memo.last.len(), SURFACES_CAPACITY);
+        // One more path: the memo starts over, holding only it, and the answer is unchanged.
+        assert!(memo.same("src/extra.ts", MODULE, &local));
+        assert_eq!(memo.last.len(), 1);
+        // A forgotten path's before is parsed again: still the same surface.
+        assert!(memo.same("src/m0.ts", &local, &local));
     }
 
     #[test]
