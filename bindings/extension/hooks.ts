@@ -81,8 +81,12 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     /** Runs a handler body once the session's start is done; on failure reports it and returns
      *  undefined (the result stays intact). */
     const guard = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
-      if (starting) await starting;
+      await untilStarted();
       return attempt(ctx, what, body);
+    };
+    /** Resolves once no session start is under way. */
+    const untilStarted = async () => {
+      if (starting) await starting;
     };
     /** Runs a handler body at once; on failure reports it and returns undefined. */
     const attempt = async <T>(ctx: ExtensionContext, what: string, body: () => Promise<T> | T): Promise<T | undefined> => {
@@ -142,35 +146,37 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     };
 
     pi.on("session_start", (event, ctx) => {
-      const start = begin(() => attempt(ctx, "session_start", async () => {
-        release(session);
-        const previous = unpark(parkingKey(ctx));
-        // A session an engine panic stopped carries nothing over: a new one restores the branch.
-        if (previous && event.reason === "reload" && !previous.panic) {
-          // `/reload`: the engine reads the root again and carries the gate's state over, so a
-          // policy that loaded before and fails now is degraded, not silently gone.
-          const reloaded = await previous.reload();
-          session = isBindingError(reloaded) ? previous : reloaded;
-          persist(unwrap(session.takeStateEntries()));
-          showFooter(ctx);
-          if (isBindingError(reloaded)) throw new HooksError(reloaded);
-          return;
-        }
-        release(previous);
-        // Without the addon the extension stays inactive and says why, once per session.
-        if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
-        session = unwrap(
-          await native.openSession({
-            cwd: ctx.cwd,
-            configRoot: options.configRoot,
-            tsserverBridge,
-            continuationCap: options.continuationCap,
-            waveTimeoutMs: options.waveTimeoutMs,
-            panicIn: options.panicIn,
-          }),
-        );
-        await restore(ctx);
-      }));
+      const start = begin(() =>
+        attempt(ctx, "session_start", async () => {
+          release(session);
+          const previous = unpark(parkingKey(ctx));
+          // A session an engine panic stopped carries nothing over: a new one restores the branch.
+          if (previous && event.reason === "reload" && !previous.panic) {
+            // `/reload`: the engine reads the root again and carries the gate's state over, so a
+            // policy that loaded before and fails now is degraded, not silently gone.
+            const reloaded = await previous.reload();
+            session = isBindingError(reloaded) ? previous : reloaded;
+            persist(unwrap(session.takeStateEntries()));
+            showFooter(ctx);
+            if (isBindingError(reloaded)) throw new HooksError(reloaded);
+            return;
+          }
+          release(previous);
+          // Without the addon the extension stays inactive and says why, once per session.
+          if (!native) return ctx.ui.notify(`pi-native-hooks is inactive: ${addonProblem}`, "warning");
+          session = unwrap(
+            await native.openSession({
+              cwd: ctx.cwd,
+              configRoot: options.configRoot,
+              tsserverBridge,
+              continuationCap: options.continuationCap,
+              waveTimeoutMs: options.waveTimeoutMs,
+              panicIn: options.panicIn,
+            }),
+          );
+          await restore(ctx);
+        }),
+      );
       // Pi waits for a session it replaces (`/reload`, `/new`, `/resume`, a fork): the user asked
       // for it, and sees its footer at once. Its own start goes on without the engine.
       if (event.reason !== "startup") return start;
@@ -270,7 +276,7 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
         "The checks are recorded as waived (never as passed) and the next relevant change expires the waiver.",
       parameters: WAIVER_PARAMETERS,
       async execute(toolCallId, params: { reason: string }) {
-        if (starting) await starting;
+        await untilStarted();
         if (!session) throw new Error("pi-native-hooks is not running in this session");
         const result = unwrap(await session.waive(toolCallId, params.reason));
         persist(result.entries);
