@@ -45,9 +45,9 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         .map(|i| Finding {
             rule: "typescript-no-non-null-assertion-ts".into(),
             severity: Severity::Warning,
-            message: "Non-null assertion `!` hides a possibly null or undefined value.".to_owned(),
+            message: "Non-null assertion `!` hides a possibly null or undefined value.".into(),
             note: None,
-            path: paths[i / 10].clone(),
+            path: paths[i / 10].clone().into(),
             range: SourceRange {
                 start: Position {
                     line: i % 10 * 3,

@@ -191,9 +191,9 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         .map(|i| Finding {
             rule: "bomb-rule".into(),
             severity: Severity::Warning,
-            message: "bomb".to_owned(),
+            message: "bomb".into(),
             note: None,
-            path: path.clone(),
+            path: path.clone().into(),
             range: SourceRange {
                 start: Position { line: i, column: 0 },
                 end: Position { line: i, column: 1 },

@@ -4,6 +4,7 @@
 //! run time on a language whose parser is not compiled in.
 
 use super::prefilter::{Prefilter, RuleNeeds};
+use crate::matcher::{RuleTextIndex, RuleTexts};
 use ast_grep_config::{
     CombinedScan, DeserializeEnv, GlobalRules, RuleCollection, RuleConfig, SerializableGlobalRule,
     SerializableRuleConfig, Severity as AstSeverity,
@@ -84,6 +85,8 @@ pub struct RuleSet {
     ids: Vec<String>,
     /// The literals each rule needs, checked before its matcher runs.
     prefilter: Prefilter,
+    /// Each rule's id, note and constant message, shared by its findings.
+    texts: RuleTextIndex,
 }
 
 /// The result of loading rule files: the rules that compiled, and an error per file that did not.
@@ -275,12 +278,16 @@ impl RuleSet {
         };
         let unused_suppression =
             CombinedScan::unused_config(AstSeverity::Hint, SupportLang::TypeScript);
+        let mut texts = RuleTextIndex::default();
+        collection.for_each_rule(|rule| texts.add(rule));
+        texts.add(&unused_suppression);
         RuleLoad {
             rules: RuleSet {
                 collection,
                 unused_suppression,
                 ids,
                 prefilter,
+                texts,
             },
             errors,
         }
@@ -319,6 +326,11 @@ impl RuleSet {
     /// The literal pre-filters of these rules.
     pub(crate) fn prefilter(&self) -> &Prefilter {
         &self.prefilter
+    }
+
+    /// The shared texts of `rule` (one of these rules, or made for it if not).
+    pub(crate) fn texts(&self, rule: &RuleConfig<SupportLang>) -> RuleTexts {
+        self.texts.get(rule)
     }
 
     /// The hint rule ast-grep uses for unused `ast-grep-ignore` comments.

@@ -2,20 +2,27 @@
 //! [`RuleId`] (an ast-grep rule's `id`) and [`CallId`] (the agent's id of a tool call). Each is
 //! its own type so one is never passed where another is meant; each serializes as the plain
 //! string, so JSON output, state entries and snapshots are the same as with a `String`.
+//!
+//! It also owns [`SharedText`], the one text many values carry (a rule's message and note in
+//! each of its findings). All of them hold their text behind an `Arc<str>`: a finding, a
+//! diagnostic or a state entry that names a rule clones a reference, not the text, so a `check`
+//! over a large repository holds each rule's texts once rather than once per finding.
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Borrow;
 use std::fmt;
+use std::sync::Arc;
 
-/// Declares a string identity: transparent serde, `Display`, `Borrow<str>`, comparisons with
-/// `str`, and conversions from `String`/`&str`. The text is not validated here: where an id has
-/// a syntax (a policy's `ID`), the loader that reads it checks it and reports the file.
+/// Declares a shared immutable string type: transparent serde, `Display`, `Borrow<str>`,
+/// comparisons with `str`, and conversions from `String`/`&str`. The text is not validated here:
+/// where an id has a syntax (a policy's `ID`), the loader that reads it checks it and reports the
+/// file.
 macro_rules! string_id {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         #[serde(transparent)]
-        pub struct $name(String);
+        pub struct $name(Arc<str>);
 
         impl $name {
             /// The text exactly as given; nothing here validates it.
@@ -26,31 +33,31 @@ macro_rules! string_id {
 
         impl From<String> for $name {
             fn from(id: String) -> Self {
-                Self(id)
+                Self(Arc::from(id))
             }
         }
 
         impl From<&str> for $name {
             fn from(id: &str) -> Self {
-                Self(id.to_owned())
+                Self(Arc::from(id))
             }
         }
 
         impl From<&String> for $name {
             fn from(id: &String) -> Self {
-                Self(id.clone())
+                Self(Arc::from(id.as_str()))
             }
         }
 
         impl From<$name> for String {
             fn from(id: $name) -> Self {
-                id.0
+                String::from(&*id.0)
             }
         }
 
         impl PartialEq<String> for $name {
             fn eq(&self, other: &String) -> bool {
-                self.0 == *other
+                *self.0 == **other
             }
         }
 
@@ -77,13 +84,13 @@ macro_rules! string_id {
 
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                *self.0 == *other
             }
         }
 
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                *self.0 == **other
             }
         }
 
@@ -114,6 +121,12 @@ string_id! {
     /// it. Findings and diagnostics name their rule by it; a diagnostic policy lists the ones it
     /// reports in `RULES`.
     RuleId
+}
+
+string_id! {
+    /// A text many values share, cloned by reference: a rule's message (when it has no
+    /// metavariable to fill in) and its note, carried by each of the rule's findings.
+    SharedText
 }
 
 string_id! {

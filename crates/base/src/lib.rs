@@ -18,7 +18,7 @@ mod task;
 mod text;
 
 pub use hash::ContentHash;
-pub use ids::{CallId, PolicyId, RuleId};
+pub use ids::{CallId, PolicyId, RuleId, SharedText};
 pub use paths::{RepoPath, RepoPathError, relative_to};
 pub use store_use::StoreUse;
 pub use suggest::{MIN_SIMILARITY, closest, did_you_mean};

@@ -45,7 +45,7 @@ pub type Start = (String, RuleId, usize, usize);
 /// The start of `finding`.
 pub fn finding_start(finding: &Finding) -> Start {
     (
-        finding.path.clone(),
+        finding.path.to_string(),
         finding.rule.clone(),
         finding.range.start.line + 1,
         finding.range.start.column + 1,
@@ -55,7 +55,7 @@ pub fn finding_start(finding: &Finding) -> Start {
 /// The start of `diagnostic`: equal to [`finding_start`] of the finding it reports.
 pub fn diagnostic_start(diagnostic: &PolicyDiagnostic) -> Start {
     (
-        diagnostic.path.clone(),
+        diagnostic.path.to_string(),
         diagnostic.rule.clone(),
         diagnostic.line,
         diagnostic.column,

@@ -135,7 +135,7 @@ impl DeliveryMemory {
         for keyed in &wave.diagnostics {
             let known = self
                 .by_path
-                .get(&keyed.diagnostic.path)
+                .get(keyed.diagnostic.path.as_str())
                 .is_some_and(|remembered| remembered.delivered.contains_key(&keyed.fingerprint));
             if known {
                 selection.known += 1;
@@ -176,7 +176,7 @@ impl DeliveryMemory {
         for keyed in delivered {
             let remembered = self
                 .by_path
-                .entry(keyed.diagnostic.path.clone())
+                .entry(keyed.diagnostic.path.to_string())
                 .or_default();
             remembered.touched = self.tick;
             let new = remembered

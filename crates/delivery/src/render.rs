@@ -586,7 +586,7 @@ mod tests {
             rule: rule.into(),
             policy: format!("{rule}-policy").into(),
             severity: Severity::Warning,
-            message: format!("{rule} found"),
+            message: format!("{rule} found").into(),
             guidance: guidance.into(),
         }
     }

@@ -36,7 +36,7 @@ fn diagnostic(u: &mut Unstructured<'_>) -> Result<PolicyDiagnostic> {
     let line = u.int_in_range(1..=100_000)?;
     let column = u.int_in_range(1..=500)?;
     Ok(PolicyDiagnostic {
-        path: text(u)?,
+        path: text(u)?.into(),
         line,
         column,
         end_line: line + u.int_in_range(0..=3)?,
@@ -44,8 +44,8 @@ fn diagnostic(u: &mut Unstructured<'_>) -> Result<PolicyDiagnostic> {
         rule: text(u)?.into(),
         policy: text(u)?.into(),
         severity: *u.choose(&[Severity::Hint, Severity::Info, Severity::Warning])?,
-        message: text(u)?,
-        guidance: text(u)?,
+        message: text(u)?.into(),
+        guidance: text(u)?.into(),
     })
 }
 

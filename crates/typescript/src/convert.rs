@@ -10,7 +10,7 @@
 
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString};
 use pi_native_hooks_analysis::{Finding, Position, Severity, SourceRange};
-use pi_native_hooks_base::RuleId;
+use pi_native_hooks_base::{RuleId, SharedText};
 
 /// What the model is told to do about a type error.
 pub const TYPE_ERROR_GUIDANCE: &str = "Fix the types so the code is correct; do not cast to `any`, add `@ts-ignore` or `@ts-expect-error`, or loosen the tsconfig to silence it.";
@@ -35,6 +35,10 @@ fn is_type_error(diagnostic: &Diagnostic) -> bool {
     )
 }
 
+/// [`TYPE_ERROR_GUIDANCE`], made once: every type error carries it.
+static TYPE_ERROR_NOTE: std::sync::LazyLock<SharedText> =
+    std::sync::LazyLock::new(|| SharedText::from(TYPE_ERROR_GUIDANCE));
+
 fn finding(path: &str, lines: &LineIndex<'_>, diagnostic: &Diagnostic) -> Finding {
     let rule = match &diagnostic.code {
         Some(NumberOrString::Number(code)) => format!("TS{code}"),
@@ -50,9 +54,9 @@ fn finding(path: &str, lines: &LineIndex<'_>, diagnostic: &Diagnostic) -> Findin
         rule: RuleId::from(rule.as_str()),
         severity: Severity::Warning,
         text_hash: identity(span, &message),
-        message,
-        note: Some(TYPE_ERROR_GUIDANCE.to_owned()),
-        path: path.to_owned(),
+        message: message.into(),
+        note: Some(TYPE_ERROR_NOTE.clone()),
+        path: path.into(),
         range: SourceRange {
             start: start.0,
             end: end.0,

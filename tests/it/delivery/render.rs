@@ -30,8 +30,8 @@ fn diagnostic(rule: &str, path: &str, line: usize, column: usize) -> PolicyDiagn
         rule: rule.into(),
         policy: format!("{rule}-policy").into(),
         severity: Severity::Warning,
-        message: format!("{rule} found."),
-        guidance: String::new(),
+        message: format!("{rule} found.").into(),
+        guidance: String::new().into(),
     }
 }
 
@@ -327,8 +327,8 @@ fn hostile_names_and_a_10_kb_message_stay_within_the_budget() {
         diagnostic("no-bang", &format!("src/{}.ts", "d/".repeat(2_000)), 3, 1),
         diagnostic("huge", "src/a.ts", 1, 1),
     ];
-    ds[3].message = format!("{}\n{}", "m".repeat(5_000), "\u{7}x".repeat(2_500));
-    ds[3].guidance = "g ".repeat(5_000);
+    ds[3].message = format!("{}\n{}", "m".repeat(5_000), "\u{7}x".repeat(2_500)).into();
+    ds[3].guidance = "g ".repeat(5_000).into();
     let limits = RenderLimits {
         max_tokens: 300,
         ..RenderLimits::default()

@@ -63,9 +63,9 @@ fn marker_analyzer(files: &[(String, String)]) -> Arc<AnalysisSnapshot> {
                 Some(Finding {
                     rule: "rule-a".into(),
                     severity: Severity::Warning,
-                    message: "bad marker".to_owned(),
+                    message: "bad marker".into(),
                     note: None,
-                    path: path.clone(),
+                    path: path.clone().into(),
                     range: SourceRange {
                         start: Position { line, column },
                         end: Position {

@@ -86,9 +86,9 @@ fn snapshot(findings: usize) -> Arc<AnalysisSnapshot> {
         .map(|line| Finding {
             rule: RULE.into(),
             severity: Severity::Warning,
-            message: "matched".to_owned(),
+            message: "matched".into(),
             note: None,
-            path: "src/a.ts".to_owned(),
+            path: "src/a.ts".into(),
             range: SourceRange {
                 start: Position { line, column: 0 },
                 end: Position { line, column: 1 },

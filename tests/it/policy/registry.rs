@@ -29,9 +29,9 @@ fn finding(path: &str, line: usize, rule: &str) -> Finding {
     Finding {
         rule: rule.into(),
         severity: Severity::Warning,
-        message: format!("{rule} matched"),
+        message: format!("{rule} matched").into(),
         note: None,
-        path: path.to_owned(),
+        path: path.into(),
         range: SourceRange {
             start: Position { line, column: 4 },
             end: Position { line, column: 9 },
@@ -42,7 +42,7 @@ fn finding(path: &str, line: usize, rule: &str) -> Finding {
 }
 
 fn snapshot(findings: Vec<Finding>) -> Arc<AnalysisSnapshot> {
-    let mut paths: Vec<String> = findings.iter().map(|f| f.path.clone()).collect();
+    let mut paths: Vec<String> = findings.iter().map(|f| f.path.to_string()).collect();
     paths.dedup();
     Arc::new(AnalysisSnapshot {
         analyzer: AnalyzerKey::personal(),

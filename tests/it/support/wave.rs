@@ -202,7 +202,7 @@ impl WaveAnalyzer for FakeAnalyzer {
                         severity: Severity::Warning,
                         message: "BAD is not allowed".into(),
                         note: None,
-                        path: path.clone(),
+                        path: path.clone().into(),
                         range: SourceRange {
                             start: Position { line, column },
                             end: Position {
@@ -352,7 +352,7 @@ impl DiagnosticPolicies for FakePolicies {
                     policy: id.into(),
                     severity: f.severity,
                     message: f.message.clone(),
-                    guidance: format!("Remove BAD ({id})."),
+                    guidance: format!("Remove BAD ({id}).").into(),
                 });
             }
         }

@@ -116,7 +116,7 @@ pub(crate) fn analyze(
     });
     let Some((previous, tree, placement)) = edited else {
         let root = AstGrep::new(&text, lang);
-        let (keyed, findings) = file.match_file(path, &root, &hash);
+        let (keyed, findings) = file.match_file(&root, &hash);
         return Analyzed {
             findings,
             held: Some(HeldFile {
@@ -137,7 +137,7 @@ pub(crate) fn analyze(
         .iter()
         .map(|rule| reach.get(rule))
         .collect();
-    let matcher = file.matcher(path, root.get_text(), &hash);
+    let matcher = file.matcher(root.get_text(), &hash);
     let (mut fresh, rematched) = rematch(&matcher, &reaches, &root, placement.dirty);
     keep_previous(
         &previous,
@@ -148,7 +148,7 @@ pub(crate) fn analyze(
         &mut fresh,
     );
     fresh.sort_by(|a, b| a.finding.cmp(&b.finding));
-    let findings = file.reported(path, &root, &fresh, &hash);
+    let findings = file.reported(&root, &fresh, &hash);
     Analyzed {
         findings,
         held: Some(HeldFile {

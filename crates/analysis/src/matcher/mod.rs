@@ -13,10 +13,12 @@
 //! ast-grep's `CombinedScan` does; the tests keep `CombinedScan` as the reference.
 
 mod normalize;
+mod rule_texts;
 mod suppression;
 
 pub(crate) use normalize::Content;
 pub use normalize::text_hash;
+pub(crate) use rule_texts::{RuleTextIndex, RuleTexts};
 
 use crate::prefilter::{NodeCheck, Occurrences};
 use crate::rules::{RuleSet, language_of};
@@ -26,6 +28,7 @@ use ast_grep_core::matcher::{Matcher, MatcherExt};
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_core::{AstGrep, Node, NodeMatch};
 use ast_grep_language::SupportLang;
+use pi_native_hooks_base::SharedText;
 use std::path::Path;
 use suppression::{SUPPRESSION_MARKER, Suppressions};
 
@@ -51,10 +54,14 @@ pub(crate) struct KeyedFinding {
 /// The rules that apply to one text, and where it holds their pre-filters' literals.
 pub(crate) struct FileRules<'r> {
     rules: &'r RuleSet,
+    /// The text's path, shared by its findings.
+    path: SharedText,
     lang: SupportLang,
     /// In the order the rule set gives them for the path: the held findings' keys index it, so
     /// a rule the text lacks the literals of is kept (it simply tries no node).
     applicable: Vec<&'r RuleConfig<SupportLang>>,
+    /// The shared texts of `applicable`, by the same index.
+    texts: Vec<RuleTexts>,
     found: Occurrences,
     /// Whether the text mentions the suppression marker: only then are its comments looked for.
     suppressions: bool,
@@ -64,10 +71,13 @@ impl<'r> FileRules<'r> {
     /// The rules for `path` (parsed as TypeScript unless it names TSX) and `text`.
     pub(crate) fn new(rules: &'r RuleSet, path: &str, text: &str) -> Self {
         let lang = language_of(path).unwrap_or(SupportLang::TypeScript);
+        let applicable = rules.rules_for(Path::new(path), lang);
         Self {
             rules,
+            path: SharedText::from(path),
             lang,
-            applicable: rules.rules_for(Path::new(path), lang),
+            texts: applicable.iter().map(|rule| rules.texts(rule)).collect(),
+            applicable,
             found: rules.prefilter().occurrences(text),
             suppressions: text.contains(SUPPRESSION_MARKER),
         }
@@ -92,13 +102,9 @@ impl<'r> FileRules<'r> {
         self.rules.prefilter().file_may_match(&rule.id, &self.found)
     }
 
-    /// A matcher of these rules on the nodes of `path`'s `text` (whose bytes hash to `content`).
-    pub(crate) fn matcher<'m>(
-        &'m self,
-        path: &'m str,
-        text: &'m str,
-        content: &'m Content,
-    ) -> NodeMatcher<'m> {
+    /// A matcher of these rules on the nodes of the file's `text` (whose bytes hash to
+    /// `content`).
+    pub(crate) fn matcher<'m>(&'m self, text: &'m str, content: &'m Content) -> NodeMatcher<'m> {
         let prefilter = self.rules.prefilter();
         let filters = self
             .applicable
@@ -115,9 +121,10 @@ impl<'r> FileRules<'r> {
             .collect();
         NodeMatcher {
             applicable: &self.applicable,
+            texts: &self.texts,
             by_kind: index_by_kind(&self.applicable),
             filters,
-            path,
+            path: &self.path,
             text,
             content,
         }
@@ -127,15 +134,14 @@ impl<'r> FileRules<'r> {
     /// `content`): the matches sorted by finding, and what is reported of them.
     pub(crate) fn match_file(
         &self,
-        path: &str,
         root: &Root,
         content: &Content,
     ) -> (Vec<KeyedFinding>, Vec<Finding>) {
-        let matcher = self.matcher(path, root.get_text(), content);
+        let matcher = self.matcher(root.get_text(), content);
         let mut keyed = Vec::new();
         matcher.match_tree(root, |_| true, &mut keyed);
         keyed.sort_by(|a, b| a.finding.cmp(&b.finding));
-        let findings = self.reported(path, root, &keyed, content);
+        let findings = self.reported(root, &keyed, content);
         (keyed, findings)
     }
 
@@ -143,7 +149,6 @@ impl<'r> FileRules<'r> {
     /// leave, and a hint for each comment that suppressed nothing, sorted.
     pub(crate) fn reported(
         &self,
-        path: &str,
         root: &Root,
         keyed: &[KeyedFinding],
         content: &Content,
@@ -163,12 +168,13 @@ impl<'r> FileRules<'r> {
             .map(|k| k.finding.clone())
             .collect();
         let unused = self.rules.unused_suppression();
+        let texts = self.rules.texts(unused);
         let text = root.get_text();
         findings.extend(
             suppressions
                 .unused()
                 .iter()
-                .map(|node| normalize::finding(unused, path, node, text, content)),
+                .map(|node| normalize::finding((unused, &texts), &self.path, node, text, content)),
         );
         findings.sort();
         findings
@@ -188,11 +194,12 @@ enum RuleFilter<'a> {
 /// The rules of one text indexed by AST kind, with their pre-filters, ready to try on its nodes.
 pub(crate) struct NodeMatcher<'m> {
     applicable: &'m [&'m RuleConfig<SupportLang>],
+    texts: &'m [RuleTexts],
+    path: &'m SharedText,
     /// For each AST kind id, the indexes of the rules that can match a node of that kind.
     by_kind: Vec<Vec<usize>>,
     /// By rule index.
     filters: Vec<RuleFilter<'m>>,
-    path: &'m str,
     text: &'m str,
     content: &'m Content,
 }
@@ -225,8 +232,8 @@ impl NodeMatcher<'_> {
         if !may_try {
             return None;
         }
-        let rule = self.applicable[index];
-        let matched = rule.matcher.match_node(node.clone())?;
+        let rule = (self.applicable[index], &self.texts[index]);
+        let matched = rule.0.matcher.match_node(node.clone())?;
         Some(KeyedFinding {
             key: NodeKey {
                 rule: index,
@@ -326,9 +333,11 @@ pub fn findings_of_matches<'n, 't: 'n>(
     matches: impl IntoIterator<Item = &'n NodeMatch<'t, StrDoc<SupportLang>>>,
 ) -> Vec<Finding> {
     let content = Content::new(None);
+    let texts = RuleTexts::of(rule);
+    let path = SharedText::from(path);
     matches
         .into_iter()
-        .map(|node| normalize::finding(rule, path, node, text, &content))
+        .map(|node| normalize::finding((rule, &texts), &path, node, text, &content))
         .collect()
 }
 

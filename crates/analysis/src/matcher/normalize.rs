@@ -1,12 +1,13 @@
 //! One match turned into a [`Finding`]: the rule's severity and message, the match's position and
 //! text hash, and the rewrite of the rule's fix, computed as the ast-grep CLI computes it.
 
+use super::RuleTexts;
 use crate::snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 use ast_grep_config::{RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
 use ast_grep_core::tree_sitter::StrDoc;
 use ast_grep_language::SupportLang;
-use pi_native_hooks_base::ContentHash;
+use pi_native_hooks_base::{ContentHash, SharedText};
 
 /// The content hash of the text being matched, worked out only when a fix needs it (a file read
 /// from disk has it already; an in-memory revision is hashed only if one of its findings has a
@@ -27,21 +28,25 @@ impl Content {
     }
 }
 
-/// Normalizes one match of `rule` in `text` (whose bytes hash to `content`).
+/// Normalizes one match of `rule` (with its shared texts) in `text` (whose bytes hash to
+/// `content`).
 pub(crate) fn finding(
-    rule: &RuleConfig<SupportLang>,
-    path: &str,
+    (rule, texts): (&RuleConfig<SupportLang>, &RuleTexts),
+    path: &SharedText,
     node: &NodeMatch<'_, StrDoc<SupportLang>>,
     text: &str,
     content: &Content,
 ) -> Finding {
     let (start, end) = (node.start_pos(), node.end_pos());
     Finding {
-        rule: rule.id.as_str().into(),
+        rule: texts.id.clone(),
         severity: severity(&rule.severity),
-        message: rule.get_message(node),
-        note: rule.note.clone(),
-        path: path.to_owned(),
+        message: texts
+            .message
+            .clone()
+            .unwrap_or_else(|| rule.get_message(node).into()),
+        note: texts.note.clone(),
+        path: path.clone(),
         range: SourceRange {
             start: Position {
                 line: start.line(),

@@ -1,7 +1,7 @@
 //! One normalized analyzer finding: what matched, where, and how loud it is.
 
 use pi_native_hooks_base::ContentHash;
-use pi_native_hooks_base::RuleId;
+use pi_native_hooks_base::{RuleId, SharedText};
 use serde::Serialize;
 use std::cmp::Ordering;
 use std::fmt;
@@ -87,12 +87,14 @@ pub struct Finding {
     pub rule: RuleId,
     /// The rule's severity.
     pub severity: Severity,
-    /// The rule's message for this match.
-    pub message: String,
-    /// The rule's note (guidance and the suppression form), if any.
-    pub note: Option<String>,
-    /// Repository-relative path with `/` separators.
-    pub path: String,
+    /// The rule's message for this match (shared with the rule's other findings when it has no
+    /// metavariable).
+    pub message: SharedText,
+    /// The rule's note (guidance and the suppression form), if any; shared with the rule's
+    /// other findings.
+    pub note: Option<SharedText>,
+    /// Repository-relative path with `/` separators (shared with the file's other findings).
+    pub path: SharedText,
     /// Zero-based range of the match.
     pub range: SourceRange,
     /// Stable hash (xxh3-64, hex) of the matched text with its whitespace normalised (runs of

@@ -340,9 +340,9 @@ mod tests {
         Finding {
             rule: rule.into(),
             severity: Severity::Warning,
-            message: String::new(),
+            message: "".into(),
             note: None,
-            path: "a.ts".to_owned(),
+            path: "a.ts".into(),
             range: SourceRange {
                 start: at(start),
                 end: at(end),
@@ -397,7 +397,7 @@ mod tests {
     /// A snapshot of `path` whose one fix replaces bytes `0..2` by `X` in the text `analyzed`.
     fn snapshot(path: &str, analyzed: &[u8]) -> AnalysisSnapshot {
         let mut finding = finding("r", 0, 2, (0, 2), "X");
-        finding.path = path.to_owned();
+        finding.path = path.into();
         if let Some(fix) = finding.fix.as_mut() {
             fix.content = ContentHash::of(analyzed);
             fix.content_len = analyzed.len();

@@ -4,7 +4,7 @@
 use crate::registry::contract::DiagnosticSpec;
 use crate::sandbox::view::{FindingView, SnapshotView};
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_base::{PolicyId, RuleId};
+use pi_native_hooks_base::{PolicyId, RuleId, SharedText};
 use rhai::{Dynamic, ImmutableString, Map};
 use serde::Serialize;
 use std::collections::HashSet;
@@ -14,7 +14,7 @@ use std::collections::HashSet;
 #[serde(rename_all = "camelCase")]
 pub struct PolicyDiagnostic {
     /// Repository-relative path (one of the snapshot's paths).
-    pub path: String,
+    pub path: SharedText,
     /// 1-based line.
     pub line: usize,
     /// 1-based column in characters.
@@ -30,9 +30,36 @@ pub struct PolicyDiagnostic {
     /// How loud it is (defaults to `warning`).
     pub severity: Severity,
     /// As the policy worded it.
-    pub message: String,
+    pub message: SharedText,
     /// What the agent should do about it.
-    pub guidance: String,
+    pub guidance: SharedText,
+}
+
+/// The texts one policy call's diagnostics share: its id, and each distinct message and guidance
+/// once (a policy words most of its diagnostics alike), so a run with thousands of diagnostics
+/// holds each text once.
+struct Shared {
+    policy: PolicyId,
+    texts: HashSet<SharedText>,
+}
+
+impl Shared {
+    fn new(policy: &str) -> Self {
+        Self {
+            policy: policy.into(),
+            texts: HashSet::new(),
+        }
+    }
+
+    /// `text`, as the earlier diagnostics hold it if one did.
+    fn text(&mut self, text: &str) -> SharedText {
+        if let Some(held) = self.texts.get(text) {
+            return held.clone();
+        }
+        let shared = SharedText::from(text);
+        self.texts.insert(shared.clone());
+        shared
+    }
 }
 
 /// A diagnostic built natively from a finding (`finding.to_diagnostic(guidance)`,
@@ -56,7 +83,7 @@ impl DiagnosticValue {
 
     fn into_diagnostic(
         self,
-        policy: &str,
+        shared: &mut Shared,
         spec: &DiagnosticSpec,
     ) -> Result<PolicyDiagnostic, ResultProblem> {
         let finding = self.finding.finding();
@@ -74,10 +101,10 @@ impl DiagnosticValue {
             end_line: end.line + 1,
             end_column: end.column + 1,
             rule: finding.rule.clone(),
-            policy: policy.into(),
+            policy: shared.policy.clone(),
             severity: finding.severity,
             message: finding.message.clone(),
-            guidance: self.guidance.to_string(),
+            guidance: shared.text(&self.guidance),
         })
     }
 }
@@ -173,9 +200,10 @@ pub(crate) fn from_result(
     let paths: HashSet<&str> = snapshot
         .paths
         .iter()
-        .chain(snapshot.findings.iter().map(|f| &f.path))
         .map(String::as_str)
+        .chain(snapshot.findings.iter().map(|f| &*f.path))
         .collect();
+    let mut shared = Shared::new(policy);
     let type_name = value.type_name();
     let items = value
         .try_cast::<rhai::Array>()
@@ -187,7 +215,7 @@ pub(crate) fn from_result(
             if item.is::<DiagnosticValue>() {
                 let value = item.cast::<DiagnosticValue>();
                 return value
-                    .into_diagnostic(policy, spec)
+                    .into_diagnostic(&mut shared, spec)
                     .map_err(|problem| MalformedDiagnostic::Item { index, problem });
             }
             let type_name = item.type_name();
@@ -197,7 +225,7 @@ pub(crate) fn from_result(
                     index,
                     type_name: type_name.to_owned(),
                 })?;
-            one(&map, policy, spec, &paths)
+            one(&map, &mut shared, spec, &paths)
                 .map_err(|problem| MalformedDiagnostic::Item { index, problem })
         })
         .collect()
@@ -205,7 +233,7 @@ pub(crate) fn from_result(
 
 fn one(
     map: &Map,
-    policy: &str,
+    shared: &mut Shared,
     spec: &DiagnosticSpec,
     paths: &HashSet<&str>,
 ) -> Result<PolicyDiagnostic, ResultProblem> {
@@ -235,16 +263,16 @@ fn one(
         },
     };
     Ok(PolicyDiagnostic {
-        path,
+        path: path.into(),
         line,
         column,
         end_line: position(map, "end_line")?.unwrap_or(line),
         end_column: position(map, "end_column")?.unwrap_or(column),
         rule,
-        policy: policy.into(),
+        policy: shared.policy.clone(),
         severity,
-        message: text(map, "message")?,
-        guidance: text(map, "guidance")?,
+        message: shared.text(&text(map, "message")?),
+        guidance: shared.text(&text(map, "guidance")?),
     })
 }
 

@@ -147,9 +147,9 @@ mod tests {
         let finding = Finding {
             rule: "r".into(),
             severity: Severity::Warning,
-            message: "m".to_owned(),
+            message: "m".into(),
             note: None,
-            path: "a.ts".to_owned(),
+            path: "a.ts".into(),
             range: SourceRange {
                 start: Position { line: 0, column: 0 },
                 end: Position { line: 0, column: 1 },

@@ -96,9 +96,9 @@ fn place(files: &[SourceFile], given: &GivenFinding) -> Result<Finding, String> 
     Ok(Finding {
         rule: given.rule.clone(),
         severity: Severity::Warning,
-        message: given.message.clone(),
+        message: given.message.as_str().into(),
         note: None,
-        path: given.path.clone(),
+        path: given.path.clone().into(),
         range: SourceRange {
             start: Position {
                 line: given.line - 1,

@@ -16,7 +16,7 @@ use pi_native_hooks_analysis::{
     TreeCacheStats, language_of,
 };
 use pi_native_hooks_base::CancelToken;
-use pi_native_hooks_base::PolicyId;
+use pi_native_hooks_base::{PolicyId, SharedText};
 use pi_native_hooks_delivery::{Coverage, FindingIndex, WaveDiagnostics};
 use pi_native_hooks_policy::{CheckResult, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
 use pi_native_hooks_typescript::TypeScriptAnalyzer;
@@ -241,6 +241,7 @@ pub fn unreported_diagnostics(
     snapshot: &AnalysisSnapshot,
 ) -> Vec<PolicyDiagnostic> {
     let policy = analyzer_policy_id(&snapshot.analyzer);
+    let unused_suppression = SharedText::from(UNUSED_SUPPRESSION_GUIDANCE);
     run.results(snapshot)
         .into_iter()
         .filter_map(|result| match result {
@@ -249,7 +250,7 @@ pub fn unreported_diagnostics(
         })
         .map(|f| {
             let guidance = if f.rule == ast_grep_config::UNUSED_SUPPRESSION_ID {
-                UNUSED_SUPPRESSION_GUIDANCE.to_owned()
+                unused_suppression.clone()
             } else {
                 f.note.clone().unwrap_or_default()
             };
