@@ -118,6 +118,11 @@ enum Source {
     Skipped(SkipReason),
 }
 
+/// How many files a scan analyzes before it folds their outcomes into the snapshot: enough that
+/// the pool's workers rarely wait for the chunk's last file, few enough that the outcomes of a
+/// large `check` never pile up.
+const SCAN_CHUNK: usize = 512;
+
 /// One file's outcome.
 enum Outcome {
     Analyzed {
@@ -334,7 +339,7 @@ impl Analyzer {
                 return Vec::new();
             }
             let root = file.lang().ast_grep(text);
-            file.match_file(&path, &root, &Content::new(None)).1
+            file.match_file(&root, &Content::new(None)).1
         }))
         .map_err(|panic| SkipReason::Unreadable {
             error: format!("ast-grep panicked: {}", panic_message(panic.as_ref())),
@@ -465,30 +470,16 @@ impl Analyzer {
         }
     }
 
-    fn run(
-        &mut self,
-        started: Instant,
-        root: &Path,
-        inputs: Vec<(String, Input)>,
-        mut skipped: Vec<SkippedFile>,
-    ) -> Arc<AnalysisSnapshot> {
-        let inputs: Vec<(String, Input, Option<HeldFile>)> = inputs
-            .into_iter()
-            .map(|(path, input)| {
-                let held = self.trees.take(&path);
-                (path, input, held)
-            })
-            .collect();
-        let this = &*self;
-        // One descriptor of the root for every file read from disk.
-        let beneath = inputs
-            .iter()
-            .any(|(_, input, _)| matches!(input, Input::Disk))
-            .then(|| Beneath::new(root));
-        let beneath = beneath.as_ref();
+    /// Reads and analyzes one chunk of files, in parallel on the pool when there is more than
+    /// one.
+    fn analyze_chunk(
+        &self,
+        beneath: Option<&std::io::Result<Beneath>>,
+        chunk: Vec<(String, Input, Option<HeldFile>)>,
+    ) -> Vec<(String, Outcome)> {
         let analyze =
             |(path, input, held): (String, Input, Option<HeldFile>)| -> (String, Outcome) {
-                let outcome = match this.read(beneath, &path, input) {
+                let outcome = match self.read(beneath, &path, input) {
                     Source::Cached { content, findings } => Outcome::Analyzed {
                         content,
                         findings,
@@ -498,52 +489,80 @@ impl Analyzer {
                     },
                     Source::Skipped(reason) => Outcome::Skipped(reason),
                     Source::Text { content, text } => {
-                        this.analyze_source(&path, content, text, held)
+                        self.analyze_source(&path, content, text, held)
                     }
                 };
-                (path, this.without_unholdable(outcome))
+                (path, self.without_unholdable(outcome))
             };
         // A single file gains nothing from the pool but the hand-off and a worker's wake-up, so
         // it is analyzed on the calling thread.
-        let outcomes: Vec<(String, Outcome)> = match &self.pool {
-            Some(pool) if inputs.len() > 1 => {
-                pool.install(|| inputs.into_par_iter().map(analyze).collect())
+        match &self.pool {
+            Some(pool) if chunk.len() > 1 => {
+                pool.install(|| chunk.into_par_iter().map(analyze).collect())
             }
-            _ => inputs.into_iter().map(analyze).collect(),
-        };
+            _ => chunk.into_iter().map(analyze).collect(),
+        }
+    }
 
+    fn run(
+        &mut self,
+        started: Instant,
+        root: &Path,
+        inputs: Vec<(String, Input)>,
+        mut skipped: Vec<SkippedFile>,
+    ) -> Arc<AnalysisSnapshot> {
+        // One descriptor of the root for every file read from disk.
+        let beneath = inputs
+            .iter()
+            .any(|(_, input)| matches!(input, Input::Disk))
+            .then(|| Beneath::new(root));
         let mut snapshot = AnalysisSnapshot {
             analyzer: self.key.clone(),
             ..AnalysisSnapshot::default()
         };
         let mut findings = Vec::new();
         let mut panics = Vec::new();
-        for (path, outcome) in outcomes {
-            snapshot.paths.push(path.clone());
-            match outcome {
-                Outcome::Analyzed {
-                    content,
-                    findings: file_findings,
-                    cached,
-                    held,
-                    mode,
-                } => {
-                    findings.extend(file_findings.iter().cloned());
-                    self.hold(&path, held, mode);
-                    if cached {
-                        snapshot.cached_files += 1;
-                    } else {
-                        snapshot.parsed_files += 1;
-                        self.cache.insert(path, content, file_findings);
+        // In chunks, so that what a file's analysis returns (its outcome, its findings' own
+        // list, its held tree) waits for the chunk, not for every file of a large `check`: only
+        // the findings and the path are kept once a chunk is done.
+        let mut inputs = inputs.into_iter().peekable();
+        while inputs.peek().is_some() {
+            let chunk: Vec<(String, Input, Option<HeldFile>)> = inputs
+                .by_ref()
+                .take(SCAN_CHUNK)
+                .map(|(path, input)| {
+                    let held = self.trees.take(&path);
+                    (path, input, held)
+                })
+                .collect();
+            let outcomes = self.analyze_chunk(beneath.as_ref(), chunk);
+            for (path, outcome) in outcomes {
+                snapshot.paths.push(path.clone());
+                match outcome {
+                    Outcome::Analyzed {
+                        content,
+                        findings: file_findings,
+                        cached,
+                        held,
+                        mode,
+                    } => {
+                        findings.extend(file_findings.iter().cloned());
+                        self.hold(&path, held, mode);
+                        if cached {
+                            snapshot.cached_files += 1;
+                        } else {
+                            snapshot.parsed_files += 1;
+                            self.cache.insert(path, content, file_findings);
+                        }
                     }
-                }
-                Outcome::Skipped(reason) => {
-                    self.cache.remove(&path);
-                    skipped.push(SkippedFile { path, reason });
-                }
-                Outcome::Panicked(message) => {
-                    self.cache.remove(&path);
-                    panics.push(ScanPanic { path, message });
+                    Outcome::Skipped(reason) => {
+                        self.cache.remove(&path);
+                        skipped.push(SkippedFile { path, reason });
+                    }
+                    Outcome::Panicked(message) => {
+                        self.cache.remove(&path);
+                        panics.push(ScanPanic { path, message });
+                    }
                 }
             }
         }
