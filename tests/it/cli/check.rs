@@ -453,3 +453,46 @@ fn new_since_counts_a_file_whose_old_blob_cannot_be_judged_as_all_new() {
         "pi-native-hooks: warning: src/h.ts: cannot compare with HEAD: not valid UTF-8; all of its findings are reported\n"
     );
 }
+
+#[test]
+fn threads_change_nothing_but_the_pace_across_the_scan_s_chunks() {
+    // More files than one chunk of the scan (512) holds, every third with a finding: the results
+    // of chunks folded one after another must be those of one pass, in the same order, whatever
+    // the number of threads.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let files: usize = 1_100;
+    for i in 0..files {
+        let text = if i % 3 == 0 {
+            format!("declare const u{i}: {{ n?: string }};\nexport const v{i} = u{i}!.n;\n")
+        } else {
+            format!("export const v{i} = {i};\n")
+        };
+        let path = dir.path().join(format!("d{}/f{i:04}.ts", i % 7));
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("create a folder");
+        std::fs::write(path, text).expect("write a file");
+    }
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--builtin", "--format", "concise"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        check(dir.path(), &args)
+    };
+    let (code, default, stderr) = run(&[]);
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<&str> = default.lines().filter(|l| l.contains(".ts:")).collect();
+    assert_eq!(lines.len(), files.div_ceil(3), "{default}");
+    let mut sorted = lines.clone();
+    sorted.sort_unstable();
+    assert_eq!(lines, sorted, "the results are in path order");
+    for threads in ["1", "2", "3"] {
+        let (code, stdout, stderr) = run(&["--threads", threads]);
+        assert_eq!(
+            (code, stdout.as_str()),
+            (1, default.as_str()),
+            "-j {threads}: {stderr}"
+        );
+    }
+    let (code, _, stderr) = run(&["-j", "0"]);
+    assert_eq!(code, 2, "no thread is a usage error");
+    assert!(stderr.contains("--threads"), "{stderr}");
+}

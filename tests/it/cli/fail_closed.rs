@@ -509,6 +509,7 @@ fn help_names_the_exit_statuses_and_the_new_flags() {
         "--max-files <N>",
         "--max-findings <N>",
         "--max-file-bytes <BYTES>",
+        "--threads <N>",
     ] {
         assert!(help.contains(expected), "{expected}: {help}");
     }

@@ -113,6 +113,10 @@ pub(crate) struct CheckArgs {
     /// Keep at most N findings (default: all); the number left out is reported.
     #[arg(long, value_name = "N")]
     pub max_findings: Option<usize>,
+    /// Analyze N files at a time (default: one per available CPU). Each file being analyzed holds
+    /// its syntax tree, so fewer threads lower the peak memory on large files.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
     /// Skip files larger than BYTES (default: no limit), naming each one.
     #[arg(long, value_name = "BYTES")]
     pub max_file_bytes: Option<u64>,
@@ -179,7 +183,7 @@ pub(crate) fn run(args: &CheckArgs, cwd: &Path, out: &mut Output<'_>) -> ExitSta
         source.analyzer_key(),
         Arc::clone(&config.rules),
         limits,
-        default_threads(),
+        args.threads.map_or_else(default_threads, usize::from),
     ) {
         Ok(analyzer) if args.fix => {
             analyzer.with_tree_cache_bytes(config.settings.settings.tree_cache_bytes)
