@@ -9,12 +9,16 @@
 //! The tree is `shadcn-ui` from the corpora folder (`$CORPORA`, else `../shared/corpora` beside
 //! the repository), copied once as it is and once four times side by side (`copy-1/` …
 //! `copy-4/`). Both tools read one config root: a `sgconfig.yml` with `ruleDirs: [rules]` and the
-//! repository's `rules/*.yml` (`pi-native-hooks check --config <root> --format concise .`,
-//! `ast-grep scan --config <root>/sgconfig.yml --report-style short --threads 2 .`), run from the
-//! tree's folder with their output to `/dev/null`; each round runs both, the order alternating.
-//! `/usr/bin/time -f '%M %e'` gives each run's peak resident set and wall time; the tables show
-//! medians. The `pi-native-hooks` binary is `target/release/pi-native-hooks` (`scripts/bench-figures`
-//! builds it), the ast-grep CLI the pinned one (`AST_GREP_BIN`, set by `scripts/provision.sh`).
+//! repository's `rules/*.yml` (`pi-native-hooks check --config <root> --format concise --threads
+//! 2 .`, `ast-grep scan --config <root>/sgconfig.yml --report-style short --threads 2 .`), run
+//! from the tree's folder with their output to `/dev/null`; each round runs both, the order
+//! alternating. `/usr/bin/time -f '%M %e'` gives each run's peak resident set and wall time; the
+//! tables show medians. Each round runs both tools on two threads (the figures the targets are
+//! judged on) and again with `--threads 1`: on two, the growth over the tree includes two large
+//! files parsed at once (each copy's largest files come at the same point of its half of the
+//! work), which one thread rules out. The `pi-native-hooks` binary is
+//! `target/release/pi-native-hooks` (`scripts/bench-figures` builds it), the ast-grep CLI the
+//! pinned one (`AST_GREP_BIN`, set by `scripts/provision.sh`).
 
 #![expect(
     clippy::cast_precision_loss,
@@ -48,12 +52,16 @@ struct Run {
     wall: Duration,
 }
 
-/// One tree's runs of both tools.
+/// One tree's runs of both tools, on two threads (the issue's setting) and on one.
 struct Tree {
     label: String,
     files: usize,
     check: Vec<Run>,
     ast_grep: Vec<Run>,
+    /// `--threads 1`: one syntax tree alive at a time, so what is left of the growth over the
+    /// tree is what the tool keeps per file or per finding.
+    check_one: Vec<Run>,
+    ast_grep_one: Vec<Run>,
 }
 
 fn say(line: &str) {
@@ -175,13 +183,23 @@ fn table(trees: &[Tree], rounds: usize) -> String {
     out.push_str(&row("wall time, `check` / `ast-grep scan`", &|t| {
         verdict(Tree::wall(&t.check) / Tree::wall(&t.ast_grep), TIME_TARGET)
     }));
+    out.push_str(&row("`pi-native-hooks check --threads 1`, peak", &|t| {
+        mib(Tree::peak(&t.check_one))
+    }));
+    out.push_str(&row("`ast-grep scan --threads 1`, peak", &|t| {
+        mib(Tree::peak(&t.ast_grep_one))
+    }));
     if let [one, four] = trees {
+        let growth = |runs: fn(&Tree) -> &[Run]| Tree::peak(runs(four)) / Tree::peak(runs(one));
         let _ = writeln!(
             out,
-            "\nPeak of `check` on the {COPIES}-fold tree over the tree itself: {:.2}x \
-             (`ast-grep scan`: {:.2}x); flat is 1.",
-            Tree::peak(&four.check) / Tree::peak(&one.check),
-            Tree::peak(&four.ast_grep) / Tree::peak(&one.ast_grep),
+            "\nPeak on the {COPIES}-fold tree over the tree itself (flat is 1): on two threads \
+             `check` {:.2}x, `ast-grep scan` {:.2}x; on one thread `check` {:.2}x, `ast-grep \
+             scan` {:.2}x.",
+            growth(|t| &t.check),
+            growth(|t| &t.ast_grep),
+            growth(|t| &t.check_one),
+            growth(|t| &t.ast_grep_one),
         );
     }
     out
@@ -213,33 +231,49 @@ fn measure(
 ) -> Result<(), String> {
     let config = config.to_string_lossy().into_owned();
     let sgconfig = sgconfig.to_string_lossy().into_owned();
-    let check_args = ["check", "--config", &config, "--format", "concise", "."];
-    let grep_args = [
-        "scan",
-        "--config",
-        &sgconfig,
-        "--report-style",
-        "short",
-        "--threads",
-        "2",
-        ".",
-    ];
     for round in 0..rounds {
-        let run_check = || timed(dir, check, &check_args);
-        let run_grep = || timed(dir, ast_grep_bin, &grep_args);
-        let (a, b) = if round % 2 == 0 {
-            let a = run_check()?;
-            (a, run_grep()?)
-        } else {
-            let b = run_grep()?;
-            (run_check()?, b)
-        };
-        say(&format!(
-            "{} round {round}: check {} KiB {:?}, ast-grep {} KiB {:?}",
-            tree.label, a.peak_kib, a.wall, b.peak_kib, b.wall
-        ));
-        tree.check.push(a);
-        tree.ast_grep.push(b);
+        for threads in ["2", "1"] {
+            let check_args = [
+                "check",
+                "--config",
+                &config,
+                "--format",
+                "concise",
+                "--threads",
+                threads,
+                ".",
+            ];
+            let grep_args = [
+                "scan",
+                "--config",
+                &sgconfig,
+                "--report-style",
+                "short",
+                "--threads",
+                threads,
+                ".",
+            ];
+            let run_check = || timed(dir, check, &check_args);
+            let run_grep = || timed(dir, ast_grep_bin, &grep_args);
+            let (a, b) = if round % 2 == 0 {
+                let a = run_check()?;
+                (a, run_grep()?)
+            } else {
+                let b = run_grep()?;
+                (run_check()?, b)
+            };
+            say(&format!(
+                "{} round {round}, {threads} threads: check {} KiB {:?}, ast-grep {} KiB {:?}",
+                tree.label, a.peak_kib, a.wall, b.peak_kib, b.wall
+            ));
+            let (checks, greps) = if threads == "1" {
+                (&mut tree.check_one, &mut tree.ast_grep_one)
+            } else {
+                (&mut tree.check, &mut tree.ast_grep)
+            };
+            checks.push(a);
+            greps.push(b);
+        }
     }
     Ok(())
 }
@@ -312,6 +346,8 @@ fn run(source: &Path, check: &Path, ast_grep_bin: &Path, rounds: usize) -> Resul
             files,
             check: Vec::new(),
             ast_grep: Vec::new(),
+            check_one: Vec::new(),
+            ast_grep_one: Vec::new(),
         };
         measure(
             &mut tree,
