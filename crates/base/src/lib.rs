@@ -8,6 +8,7 @@
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
 
+mod bounded_map;
 mod hash;
 mod ids;
 mod paths;
@@ -17,6 +18,7 @@ mod suggest;
 mod task;
 mod text;
 
+pub use bounded_map::BoundedMap;
 pub use hash::ContentHash;
 pub use ids::{CallId, PolicyId, RuleId, SharedText};
 pub use paths::{RepoPath, RepoPathError, relative_to};

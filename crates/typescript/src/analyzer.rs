@@ -31,8 +31,8 @@ use crate::surface::Surfaces;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, AnalyzerKey, Finding, ScanLimits, SkipReason, SkippedFile, read_repo_file,
 };
-use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_base::safe_open::Beneath;
+use pi_native_hooks_base::{BoundedMap, ContentHash};
 use pi_native_hooks_config::settings::TypeScriptSettings;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -66,6 +66,9 @@ pub struct TypeScriptLimits {
     pub max_index_files: usize,
     /// Findings kept per wave.
     pub max_findings: usize,
+    /// Files whose last answer and disk content are remembered; past it the analyzer starts
+    /// over, asking and telling again.
+    pub max_remembered_files: usize,
 }
 
 impl TypeScriptLimits {
@@ -94,6 +97,7 @@ impl Default for TypeScriptLimits {
             max_file_bytes: ScanLimits::default().max_file_bytes,
             max_index_files: 20_000,
             max_findings: ScanLimits::default().max_findings,
+            max_remembered_files: 16_384,
         }
     }
 }
@@ -166,9 +170,11 @@ pub struct TypeScriptAnalyzer {
     slots: BTreeMap<PathBuf, Slot>,
     projects: BTreeMap<PathBuf, Arc<Project>>,
     indexes: HashMap<PathBuf, ImportIndex>,
-    answers: HashMap<String, Answer>,
+    /// Bounded: a file whose answer was forgotten is asked again.
+    answers: BoundedMap<String, Answer>,
     /// The hash of each unopened file as last read from disk (what the server was last told).
-    disk_seen: HashMap<String, ContentHash>,
+    /// Bounded: a file forgotten here is told to the server as changed again.
+    disk_seen: BoundedMap<String, ContentHash>,
     prior_texts: PriorTexts,
     /// The "before" of every file of the last wave.
     before: HashMap<String, Option<Vec<Finding>>>,
@@ -191,6 +197,7 @@ impl TypeScriptAnalyzer {
         limits: TypeScriptLimits,
         prior_texts: PriorTexts,
     ) -> Self {
+        let remembered = limits.max_remembered_files;
         let analyzer = Self {
             key: AnalyzerKey::from(ANALYZER_KEY),
             runtime,
@@ -199,8 +206,8 @@ impl TypeScriptAnalyzer {
             slots: BTreeMap::new(),
             projects: BTreeMap::new(),
             indexes: HashMap::new(),
-            answers: HashMap::new(),
-            disk_seen: HashMap::new(),
+            answers: BoundedMap::new(remembered),
+            disk_seen: BoundedMap::new(remembered),
             prior_texts,
             before: HashMap::new(),
             carried_changed: BTreeMap::new(),
@@ -377,7 +384,7 @@ impl TypeScriptAnalyzer {
             }
             self.answers.retain(|_, a| a.config != config);
         }
-        for (path, answer) in &self.answers {
+        for (path, answer) in self.answers.iter() {
             self.carried_dependents
                 .entry(path.clone())
                 .or_insert_with(|| Some(answer.findings.clone()));
@@ -938,6 +945,8 @@ impl TypeScriptAnalyzer {
     fn publish(&self) {
         let mut status = TypeScriptStatus {
             pending: self.carried_changed.len() + self.carried_dependents.len(),
+            answers: self.answers.usage(),
+            disk_seen: self.disk_seen.usage(),
             ..TypeScriptStatus::default()
         };
         for (config, project) in &self.projects {
@@ -1065,7 +1074,7 @@ struct Pulled {
 /// reuses an answer pulled at the server's current generation.
 async fn pull(
     server: &LanguageServer,
-    answers: &HashMap<String, Answer>,
+    answers: &BoundedMap<String, Answer>,
     config: &Path,
     disk: &HashMap<String, Arc<str>>,
     targets: &[String],

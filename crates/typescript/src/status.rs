@@ -2,6 +2,7 @@
 //! server's state, memory and reason when it has none. Published by the analyzer after every wave
 //! into a shared handle, so the status is read without waiting for a running wave.
 
+use pi_native_hooks_base::StoreUse;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -63,6 +64,10 @@ pub struct TypeScriptStatus {
     pub pending: usize,
     /// The servers' total resident memory in bytes.
     pub memory_bytes: u64,
+    /// The files whose last answer is remembered (reused while its server is unchanged).
+    pub answers: StoreUse,
+    /// The unopened files whose disk content the servers were last told of.
+    pub disk_seen: StoreUse,
 }
 
 impl TypeScriptStatus {

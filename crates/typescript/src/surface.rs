@@ -19,7 +19,7 @@ use ast_grep_core::Node;
 use ast_grep_core::tree_sitter::{LanguageExt, StrDoc};
 use ast_grep_language::SupportLang;
 use pi_native_hooks_analysis::language_of;
-use pi_native_hooks_base::ContentHash;
+use pi_native_hooks_base::{BoundedMap, ContentHash};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -65,10 +65,18 @@ const SURFACES_CAPACITY: usize = 4_096;
 
 /// The surface of each changed file's last text, as a hash: a session edits the same files wave
 /// after wave, and each wave's "before" is the last wave's "after", so it is parsed once.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Surfaces {
     /// Per path: the hash of the text last judged, and of its surface (`None`: it has none).
-    last: HashMap<String, (ContentHash, Option<ContentHash>)>,
+    last: BoundedMap<String, (ContentHash, Option<ContentHash>)>,
+}
+
+impl Default for Surfaces {
+    fn default() -> Self {
+        Self {
+            last: BoundedMap::new(SURFACES_CAPACITY),
+        }
+    }
 }
 
 impl Surfaces {
@@ -81,9 +89,6 @@ impl Surfaces {
             _ => of(before),
         };
         let after_surface = of(after);
-        if self.last.len() >= SURFACES_CAPACITY && !self.last.contains_key(path) {
-            self.last.clear();
-        }
         self.last.insert(
             path.to_owned(),
             (ContentHash::of(after.as_bytes()), after_surface),
@@ -352,10 +357,10 @@ mod tests {
         for i in 0..SURFACES_CAPACITY {
             assert!(memo.same(&format!("src/m{i}.ts"), MODULE, &local));
         }
-        assert_eq!(memo.last.len(), SURFACES_CAPACITY);
+        assert_eq!(memo.last.usage().held, SURFACES_CAPACITY);
         // One more path: the memo starts over, holding only it, and the answer is unchanged.
         assert!(memo.same("src/extra.ts", MODULE, &local));
-        assert_eq!(memo.last.len(), 1);
+        assert_eq!(memo.last.usage().held, 1);
         // A forgotten path's before is parsed again: still the same surface.
         assert!(memo.same("src/m0.ts", &local, &local));
     }

@@ -222,3 +222,50 @@ fn the_import_index_bound_is_shown_in_the_status() {
     let status = h.analyzer.status().get();
     assert_eq!(status.projects[0].import_index_cut_at, Some(10));
 }
+
+#[test]
+fn past_its_remembered_files_the_analyzer_starts_over_and_still_finds_what_a_wave_introduces() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    ts7_project(root);
+    let limits = TypeScriptLimits {
+        max_remembered_files: 2,
+        ..patient()
+    };
+    let mut h = Harness::new(root, limits);
+    let files = ["src/a.ts", "src/b.ts", "src/c.ts"];
+    for (i, path) in files.iter().enumerate() {
+        h.commit(root, path, &format!("export const v{i} = {i};\n"));
+    }
+    for (i, path) in files.iter().enumerate() {
+        write(root, path, &format!("export const v{i} = {};\n", i + 10));
+    }
+    let paths: Vec<String> = files.iter().map(|p| (*p).to_owned()).collect();
+    let first = h.analyzer.scan(root, &paths);
+    assert_complete(&first);
+    assert!(first.findings.is_empty(), "{:?}", first.findings);
+    let answers = h.analyzer.status().get().answers;
+    assert_eq!(answers.capacity, 2);
+    assert!(answers.held <= 2, "{answers:?}");
+    assert!(
+        answers.dropped >= 1,
+        "three answers past a bound of two: {answers:?}"
+    );
+
+    // Whatever was forgotten, a file's next wave is judged afresh: the error it introduces is
+    // reported as new, never taken for one that was there before.
+    for path in files {
+        write(root, path, "export const bad: number = \"s\";\n");
+        let wave = h.analyzer.scan(root, &[path.to_owned()]);
+        assert_complete(&wave);
+        assert_eq!(
+            codes(&wave.findings, path),
+            vec![("TS2322".to_owned(), 1)],
+            "{path}"
+        );
+        assert_eq!(h.analyzer.findings_in(path), Some(Vec::new()), "{path}");
+        write(root, path, "export const fine = 1;\n");
+        assert_complete(&h.analyzer.scan(root, &[path.to_owned()]));
+    }
+    assert!(h.analyzer.status().get().answers.held <= 2);
+}

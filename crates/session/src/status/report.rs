@@ -462,6 +462,21 @@ fn render_typescript(out: &mut String, status: &TypeScriptStatus) {
             ),
         );
     }
+    if !status.projects.is_empty() {
+        let (answers, disk) = (&status.answers, &status.disk_seen);
+        put(
+            out,
+            format_args!(
+                "type check memory: answers kept for {} of {} files ({} forgotten, asked again); disk contents told to the servers kept for {} of {} files ({} forgotten, told again)",
+                answers.held,
+                answers.capacity,
+                answers.dropped,
+                disk.held,
+                disk.capacity,
+                disk.dropped
+            ),
+        );
+    }
 }
 
 /// One analyzer's runs and health, the trees it holds and the files it could not analyze.
@@ -723,4 +738,44 @@ fn utc(at: Timestamp) -> String {
         rest % 3600 / 60,
         rest % 60
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_native_hooks_base::StoreUse;
+    use pi_native_hooks_typescript::ProjectStatus;
+
+    #[test]
+    fn the_type_check_shows_how_much_it_remembers_once_a_project_is_met() {
+        let mut status = TypeScriptStatus::default();
+        let mut out = String::new();
+        render_typescript(&mut out, &status);
+        assert!(!out.contains("type check memory"), "{out}");
+        status.projects.push(ProjectStatus {
+            config: "tsconfig.json".into(),
+            version: Some("7.0.0".to_owned()),
+            state: ProjectState::Starting,
+            restarts: 0,
+            import_index_cut_at: None,
+        });
+        status.answers = StoreUse {
+            held: 3,
+            capacity: 16_384,
+            dropped: 2,
+        };
+        status.disk_seen = StoreUse {
+            held: 1,
+            capacity: 16_384,
+            dropped: 0,
+        };
+        let mut out = String::new();
+        render_typescript(&mut out, &status);
+        assert!(
+            out.contains(
+                "type check memory: answers kept for 3 of 16384 files (2 forgotten, asked again); disk contents told to the servers kept for 1 of 16384 files (0 forgotten, told again)"
+            ),
+            "{out}"
+        );
+    }
 }
