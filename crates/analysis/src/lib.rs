@@ -8,6 +8,7 @@ mod cache;
 mod incremental;
 mod matcher;
 mod prefilter;
+mod rule_texts;
 mod rules;
 mod scan;
 mod snapshot;

@@ -4,7 +4,7 @@
 //! run time on a language whose parser is not compiled in.
 
 use super::prefilter::{Prefilter, RuleNeeds};
-use crate::matcher::{RuleTextIndex, RuleTexts};
+use crate::rule_texts::{RuleTextIndex, RuleTexts};
 use ast_grep_config::{
     CombinedScan, DeserializeEnv, GlobalRules, RuleCollection, RuleConfig, SerializableGlobalRule,
     SerializableRuleConfig, Severity as AstSeverity,

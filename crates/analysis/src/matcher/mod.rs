@@ -13,14 +13,13 @@
 //! ast-grep's `CombinedScan` does; the tests keep `CombinedScan` as the reference.
 
 mod normalize;
-mod rule_texts;
 mod suppression;
 
 pub(crate) use normalize::Content;
 pub use normalize::text_hash;
-pub(crate) use rule_texts::{RuleTextIndex, RuleTexts};
 
 use crate::prefilter::{NodeCheck, Occurrences};
+use crate::rule_texts::RuleTexts;
 use crate::rules::{RuleSet, language_of};
 use crate::snapshot::finding::Finding;
 use ast_grep_config::RuleConfig;

@@ -1,7 +1,7 @@
 //! One match turned into a [`Finding`]: the rule's severity and message, the match's position and
 //! text hash, and the rewrite of the rule's fix, computed as the ast-grep CLI computes it.
 
-use super::RuleTexts;
+use crate::rule_texts::RuleTexts;
 use crate::snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 use ast_grep_config::{RuleConfig, Severity as AstSeverity};
 use ast_grep_core::NodeMatch;
