@@ -25,7 +25,10 @@ export declare class HookSession {
   restore(branch: Array<BranchEntry>): Promise<RestoreResult | BindingError>
   /** `turn_start`. */
   turnStart(turn: number): undefined | BindingError
-  /** `turn_end`. */
+  /**
+   * `turn_end`. The wave's analysis is over: what it freed goes back to the system, off
+   * Node's thread.
+   */
   turnEnd(): undefined | BindingError
   /** An assistant `message_end`: its tool calls in source order, and how Pi runs them. */
   assistantMessage(calls: Array<ToolCall>, mode: ExecutionMode): undefined | BindingError

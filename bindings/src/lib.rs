@@ -15,6 +15,7 @@
 mod cli;
 mod contain;
 mod open;
+mod release;
 mod session;
 mod types;
 

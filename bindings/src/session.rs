@@ -27,6 +27,7 @@
 //! the engine's answer.
 
 use crate::contain::{Panicked, Poison, contain, contain_async, test_seam};
+use crate::release::release_freed_memory;
 use crate::types::{
     BindingError, BranchEntry, EntryPoint, ErrorCode, ExecutionMode, Footer, InitPlan,
     PersistedEntry, RestoreResult, ResultDecision, SessionStatus, SettleResult, ToolCall,
@@ -227,10 +228,13 @@ impl HookSession {
         )
     }
 
-    /// `turn_end`.
+    /// `turn_end`. The wave's analysis is over: what it freed goes back to the system, off
+    /// Node's thread.
     #[napi]
     pub fn turn_end(&self) -> Either<(), BindingError> {
-        self.run(EntryPoint::TurnEnd, |_| (), || self.inner.turn_end())
+        let answer = self.run(EntryPoint::TurnEnd, |_| (), || self.inner.turn_end());
+        release_freed_memory();
+        answer
     }
 
     /// An assistant `message_end`: its tool calls in source order, and how Pi runs them.
