@@ -232,9 +232,14 @@ impl HookSession {
     /// Node's thread.
     #[napi]
     pub fn turn_end(&self) -> Either<(), BindingError> {
-        let answer = self.run(EntryPoint::TurnEnd, |_| (), || self.inner.turn_end());
-        release_freed_memory();
-        answer
+        self.run(
+            EntryPoint::TurnEnd,
+            |_| (),
+            || {
+                self.inner.turn_end();
+                release_freed_memory();
+            },
+        )
     }
 
     /// An assistant `message_end`: its tool calls in source order, and how Pi runs them.
