@@ -19,7 +19,7 @@ import { PACKAGE, benchRoot, git, median, openSession } from "./runtime.mjs";
 
 const [, , wavesArg, runsArg, child, readyOnly] = process.argv;
 const WAVES = Number(wavesArg ?? 1500);
-const RUNS = Number(runsArg ?? 4);
+const RUNS = Number(runsArg ?? 6);
 /** Processes of each variant that only time the session's start (the issue asks for a median of 10). */
 const READY_RUNS = 10;
 const FILES = 50;

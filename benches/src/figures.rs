@@ -112,7 +112,7 @@ pub const SECTIONS: &[Section] = &[
     Section {
         name: "pi-soak",
         doc: "docs/performance.md",
-        command: "node benches/pi/soak.mjs 1500 4",
+        command: "node benches/pi/soak.mjs 1500 6",
         inputs: &[
             "benches/pi/soak.mjs",
             "benches/pi/runtime.mjs",

@@ -5,57 +5,31 @@
 //! threads stay in the Pi process's resident memory. Measured on the Pi soak bench, that was about
 //! half of what the extension added to Pi's RSS. `malloc_trim` returns every whole free page of
 //! every arena to the system (the pages stay mapped and are faulted in again when reused). It runs
-//! on a blocking thread of napi's runtime, never on Node's thread, one at a time and at most once
-//! per [`INTERVAL`].
+//! on a blocking thread of napi's runtime, never on Node's thread, one at a time.
+//!
+//! The trim runs after every wave, while the session waits for the model: a model's reply takes
+//! far longer than the trim and the page faults that refill what the next wave reuses. Waves that
+//! follow each other at once (a scripted session, the soak bench) pay for it in their own time;
+//! trimming at most once a second instead left the soak bench's memory at wave 100 where it was
+//! without a trim.
 //!
 //! Elsewhere than on glibc this does nothing: other allocators return memory on their own terms.
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The shortest time between two trims. A wave after a trim faults in again the pages it reuses:
-/// a model's reply takes longer than this, so a real session trims after every wave, while waves
-/// that follow each other at once (a scripted session, the soak bench) pay for it once a second.
-const INTERVAL: Duration = Duration::from_secs(1);
+/// True while a trim is queued or running: the next one is not queued behind it.
+static TRIMMING: AtomicBool = AtomicBool::new(false);
 
-/// When the last trim was queued, and whether it is still on its way.
-struct Trims {
-    last: Option<Instant>,
-    running: bool,
-}
-
-static TRIMS: Mutex<Trims> = Mutex::new(Trims {
-    last: None,
-    running: false,
-});
-
-/// Queues one trim of the process's free memory, unless one is on its way or the last was queued
-/// less than [`INTERVAL`] ago.
+/// Queues one trim of the process's free memory, unless one is already on its way.
 pub(crate) fn release_freed_memory() {
-    {
-        // A poisoned lock only means a trim panicked: the state is two plain fields.
-        let mut trims = TRIMS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let now = Instant::now();
-        if trims.running
-            || trims
-                .last
-                .is_some_and(|last| now.duration_since(last) < INTERVAL)
-        {
-            return;
-        }
-        trims.running = true;
-        trims.last = Some(now);
+    if TRIMMING.swap(true, Ordering::AcqRel) {
+        return;
     }
     // Dropping the handle detaches the task; a runtime that is shutting down never runs it, and
     // then nothing is lost but the trim.
     drop(napi::bindgen_prelude::spawn_blocking(|| {
         trim();
-        TRIMS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .running = false;
+        TRIMMING.store(false, Ordering::Release);
     }));
 }
 
