@@ -35,8 +35,8 @@ pub struct PolicyDiagnostic {
     pub guidance: SharedText,
 }
 
-/// The texts one policy call's diagnostics share: its id, and each distinct message and guidance
-/// once (a policy words most of its diagnostics alike), so a run with thousands of diagnostics
+/// The texts one policy call's diagnostics share: its id, and each distinct path, message and
+/// guidance once (a policy words most of its diagnostics alike), so a run with thousands of diagnostics
 /// holds each text once.
 struct Shared {
     policy: PolicyId,
@@ -263,7 +263,7 @@ fn one(
         },
     };
     Ok(PolicyDiagnostic {
-        path: path.into(),
+        path: shared.text(&path),
         line,
         column,
         end_line: position(map, "end_line")?.unwrap_or(line),
