@@ -59,8 +59,6 @@ pub(crate) struct FileRules<'r> {
     /// In the order the rule set gives them for the path: the held findings' keys index it, so
     /// a rule the text lacks the literals of is kept (it simply tries no node).
     applicable: Vec<&'r RuleConfig<SupportLang>>,
-    /// The shared texts of `applicable`, by the same index.
-    texts: Vec<RuleTexts>,
     found: Occurrences,
     /// Whether the text mentions the suppression marker: only then are its comments looked for.
     suppressions: bool,
@@ -75,7 +73,6 @@ impl<'r> FileRules<'r> {
             rules,
             path: SharedText::from(path),
             lang,
-            texts: applicable.iter().map(|rule| rules.texts(rule)).collect(),
             applicable,
             found: rules.prefilter().occurrences(text),
             suppressions: text.contains(SUPPRESSION_MARKER),
@@ -120,7 +117,13 @@ impl<'r> FileRules<'r> {
             .collect();
         NodeMatcher {
             applicable: &self.applicable,
-            texts: &self.texts,
+            // Looked up here, not with the file's rules: a file the pre-filter rules out never
+            // needs them.
+            texts: self
+                .applicable
+                .iter()
+                .map(|rule| self.rules.texts(rule))
+                .collect(),
             by_kind: index_by_kind(&self.applicable),
             filters,
             path: &self.path,
@@ -193,7 +196,8 @@ enum RuleFilter<'a> {
 /// The rules of one text indexed by AST kind, with their pre-filters, ready to try on its nodes.
 pub(crate) struct NodeMatcher<'m> {
     applicable: &'m [&'m RuleConfig<SupportLang>],
-    texts: &'m [RuleTexts],
+    /// The shared texts of `applicable`, by the same index.
+    texts: Vec<RuleTexts>,
     path: &'m SharedText,
     /// For each AST kind id, the indexes of the rules that can match a node of that kind.
     by_kind: Vec<Vec<usize>>,
