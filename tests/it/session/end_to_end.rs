@@ -41,6 +41,16 @@ fn block_git_status(repo: &Path) -> PathBuf {
     fifo
 }
 
+/// Calls [`unblock`] on its FIFO when dropped, so a failing assertion releases the blocked
+/// threads too (the test's runtime waits for them before the failure is reported).
+struct UnblockOnDrop(PathBuf);
+
+impl Drop for UnblockOnDrop {
+    fn drop(&mut self) {
+        unblock(&self.0);
+    }
+}
+
 /// Releases every reader blocked opening `fifo` (they read an empty file) and puts a regular file
 /// in its place, so no blocked thread outlives the test.
 fn unblock(fifo: &Path) {
@@ -541,7 +551,7 @@ async fn a_settle_or_restore_whose_snapshot_blocks_returns_at_the_deadline_with_
     assert_eq!(state_of(&session), [RequirementState::NotRun]);
     entries.extend(session.take_state_entries());
 
-    let fifo = block_git_status(repo.path());
+    let blocked = UnblockOnDrop(block_git_status(repo.path()));
     let settle = session.before_settle().await;
     let timed_out = "the workspace snapshot for the settle check did not finish within 300 ms";
     let message = settle
@@ -561,7 +571,7 @@ async fn a_settle_or_restore_whose_snapshot_blocks_returns_at_the_deadline_with_
     // is unknown, never passed.
     let second = open_with_timeout(repo.path(), root.path(), 300);
     let restored = second.restore(&branch(&entries)).await;
-    unblock(&fifo);
+    drop(blocked);
     assert!(restored.restored_from.is_some());
     assert_eq!(state_of(&second), [RequirementState::Unknown]);
     let failures = second.status().hooks.coordinator_failures;
@@ -586,7 +596,7 @@ async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_wa
     assert_eq!(state_of(&session), [RequirementState::NotRun]);
 
     // The call makes every git status block: the wave's post-wave snapshot never finishes.
-    let fifo = repo.path().join(".git/info/exclude");
+    let _unblock = UnblockOnDrop(repo.path().join(".git/info/exclude"));
     let patches = wave(
         &session,
         &[bash("B", "mkfifo .git/info/exclude", 0)],
@@ -616,7 +626,46 @@ async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_wa
     let waived = session.waive("W", "git status hangs on a FIFO").await;
     assert!(waived.waiver.is_some(), "{}", waived.message);
     assert_eq!(state_of(&session), [RequirementState::Waived]);
-    unblock(&fifo);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_while_a_wave_is_still_processing_carries_the_check_over_as_unknown() {
+    let (repo, root) = (node_project(), node_config());
+    let session = open_with_timeout(repo.path(), root.path(), 300);
+    session.restore(&[]).await;
+    let dir = repo.path().to_path_buf();
+    wave(
+        &session,
+        &[call("A", "write", json!({ "path": "src/app.ts" }))],
+        || write(&dir, "src/app.ts", "export const app = 2;\n"),
+    )
+    .await;
+    assert_eq!(state_of(&session), [RequirementState::NotRun]);
+    let _unblock = UnblockOnDrop(repo.path().join(".git/info/exclude"));
+    let patches = wave(
+        &session,
+        &[bash("B", "mkfifo .git/info/exclude", 0)],
+        || {
+            block_git_status(&dir);
+        },
+    )
+    .await;
+    assert_eq!(patches, [None], "the handler was released at the timeout");
+
+    // `/reload` waits for the wave at most the timeout, then hands the gate over with what the
+    // wave changed unproven: the check is not left as it was before the wave.
+    let reloaded = session.reload().await.expect("the reload runs");
+    let status = reloaded.status();
+    let requirement = &status.hooks.verification.requirements[0];
+    assert_eq!(requirement.state, RequirementState::Unknown);
+    assert_eq!(
+        requirement.unknown_reason.as_deref(),
+        Some(
+            "tool calls were still being processed after 300 ms, so what they changed cannot \
+             be proven"
+        )
+    );
+    reloaded.shutdown();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
