@@ -37,7 +37,7 @@ execFileSync(join(PACKAGE, "target/debug/pi-native-hooks"), ["init", "--config",
 
 // The same events subscribed with empty handlers: what Pi's own event dispatch costs, so the
 // report can tell it apart from the engine's share.
-const EVENTS = ["session_start", "session_tree", "session_shutdown", "turn_start", "turn_end", "message_end", "tool_execution_start",
+const EVENTS = ["session_start", "session_tree", "session_shutdown", "turn_start", "agent_end", "message_end", "tool_execution_start",
   "tool_call", "tool_result", "tool_execution_end", "agent_before_settle", "context"];
 const emptyHandlers = (pi) => {
   for (const event of EVENTS) pi.on(event, () => undefined);
