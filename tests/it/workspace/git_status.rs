@@ -2,7 +2,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::support::porcelain::xy_map;
+use crate::support::porcelain::{records, xy_map};
 use crate::support::{TestRepo, git, git_cmd, set};
 use pi_native_hooks_workspace::{self as workspace, Content, StagedChange, WorktreeChange};
 
@@ -408,4 +408,44 @@ fn copies_when_configured() {
             from: "orig.txt".into()
         })
     );
+}
+
+#[test]
+fn a_path_limited_snapshot_after_a_commit_compares_with_the_new_head_tree() {
+    let repo = TestRepo::with_commit(&[("src/a.txt", "one\n")]);
+    let paths = ["src/a.txt"];
+    let before = workspace::capture_paths(repo.path(), &paths).expect("snapshot");
+    assert!(before.is_clean());
+    repo.write("src/a.txt", "two\n");
+    repo.git(&["commit", "-qam", "two"]);
+    let after = workspace::capture_paths(repo.path(), &paths).expect("snapshot");
+    assert!(after.is_clean(), "{:?}", xy_map(&after));
+    assert_eq!(records(&after), repo.git_status());
+}
+
+#[test]
+fn a_replaced_head_commit_is_looked_up_as_git_sees_it_not_as_remembered() {
+    let repo = TestRepo::with_commit(&[("src/a.txt", "one\n")]);
+    let paths = ["src/a.txt"];
+    let first = workspace::capture_paths(repo.path(), &paths).expect("snapshot");
+    assert!(first.is_clean());
+    // A commit with other content, then `git replace` puts it in place of HEAD's commit: git now
+    // compares the index with the replacement's tree.
+    let head = repo.head();
+    repo.write("src/a.txt", "two\n");
+    repo.git(&["commit", "-qam", "two"]);
+    let other = repo.head();
+    repo.git(&["reset", "-q", "--hard", &head]);
+    repo.git(&["replace", &head, &other]);
+    let expected = repo.git_status();
+    assert_eq!(expected, set_of(&[("src/a.txt", "M.")]), "git's own view");
+    let replaced = workspace::capture_paths(repo.path(), &paths).expect("snapshot");
+    assert_eq!(records(&replaced), expected);
+}
+
+fn set_of(records: &[(&str, &str)]) -> std::collections::BTreeSet<(String, String)> {
+    records
+        .iter()
+        .map(|(path, code)| ((*path).to_owned(), (*code).to_owned()))
+        .collect()
 }

@@ -20,6 +20,7 @@ use gix::index::entry::{Flags, Mode, Stage};
 
 use super::entries::{EntryMap, staged_modification};
 use super::full::{checked_flags, index_worktree};
+use super::head_lookup::head_tree;
 use crate::error::WorkspaceError;
 use crate::repo::{OpenRepo, worktree_excludes, worktree_path};
 use crate::snapshot::entry::{DirtyEntry, StagedChange, WorktreeChange};
@@ -67,7 +68,7 @@ pub(crate) fn limited_status(
         let tree_entry = match &head_tree {
             // `HEAD` has no tree below a submodule's gitlink to look in.
             Some(_) if nested => None,
-            Some(tree) => head_entry(workdir, tree, path)?,
+            Some(tree) => tree.entry(path)?,
             None => None,
         };
         let staged = match (tree_entry, staged_entry) {
@@ -105,59 +106,6 @@ pub(crate) fn limited_status(
         });
     }
     Ok(Limited::Entries(map.finish()))
-}
-
-fn head_tree(open: &OpenRepo) -> Result<Option<gix::Tree<'_>>, WorkspaceError> {
-    let err = || {
-        WorkspaceError::git(
-            &open.workdir,
-            "reading the HEAD tree",
-            "check that the HEAD commit's objects are present (`git fsck`)",
-        )
-    };
-    let mut head = open.repo.head().map_err(err())?;
-    let Some(id) = head.try_peel_to_id().map_err(err())? else {
-        return Ok(None);
-    };
-    let tree = id
-        .object()
-        .map_err(err())?
-        .peel_to_commit()
-        .map_err(err())?
-        .tree()
-        .map_err(err())?;
-    Ok(Some(tree))
-}
-
-/// The mode and id of `path` in the `HEAD` tree, or `None` if it is not there, including when an
-/// ancestor is a gitlink (a submodule the index no longer records).
-fn head_entry(
-    workdir: &Path,
-    tree: &gix::Tree<'_>,
-    path: &str,
-) -> Result<Option<(u32, gix::ObjectId)>, WorkspaceError> {
-    let error = WorkspaceError::git(
-        workdir,
-        "looking up a path in the HEAD tree",
-        "check that the HEAD commit's objects are present (`git fsck`)",
-    );
-    match tree.lookup_entry_by_path(Path::new(path)) {
-        Ok(entry) => Ok(entry.map(|e| (u32::from(e.mode().value()), e.object_id()))),
-        Err(source) => {
-            // The lookup fails when it has to descend into a commit; any other failure stands.
-            let below_gitlink = path.match_indices('/').any(|(end, _)| {
-                tree.lookup_entry_by_path(Path::new(&path[..end]))
-                    .ok()
-                    .flatten()
-                    .is_some_and(|e| e.mode().is_commit())
-            });
-            if below_gitlink {
-                Ok(None)
-            } else {
-                Err(error(gix::Error::from_error(source)))
-            }
-        }
-    }
 }
 
 /// A requested path that is a directory on disk, or a directory of tracked files in the index.
