@@ -52,15 +52,19 @@ pub(crate) fn trim() {}
 mod tests {
     use super::trim;
 
-    /// The process's resident pages, from `/proc/self/statm`.
+    /// The process's resident memory, from `/proc/self/statm`, in bytes of the kernel's page size
+    /// (4 KiB on `x86_64`, up to 64 KiB on some arm64 kernels).
+    #[expect(unsafe_code, reason = "sysconf is a C function")]
     fn resident_bytes() -> u64 {
+        // SAFETY: `sysconf` takes no pointer and only reads a system constant.
+        let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
         let statm = std::fs::read_to_string("/proc/self/statm").expect("statm");
         let pages: u64 = statm
             .split_whitespace()
             .nth(1)
             .and_then(|field| field.parse().ok())
             .expect("resident pages");
-        pages * 4096
+        pages * page
     }
 
     #[test]
