@@ -581,31 +581,33 @@ async fn a_settle_or_restore_whose_snapshot_blocks_returns_at_the_deadline_with_
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_waiver_return() {
-    let (repo, root) = (node_project(), node_config());
-    let session = open_with_timeout(repo.path(), root.path(), 300);
+/// Arms the check with a write wave, then runs a wave whose call makes every git status block,
+/// so that wave's post-wave snapshot never finishes: its handler is released at the timeout.
+/// Dropping the returned guard releases the blocked status.
+async fn arm_then_block_git_status(session: &Session, repo: &Path) -> UnblockOnDrop {
     session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
+    let dir = repo.to_path_buf();
     wave(
-        &session,
+        session,
         &[call("A", "write", json!({ "path": "src/app.ts" }))],
         || write(&dir, "src/app.ts", "export const app = 2;\n"),
     )
     .await;
-    assert_eq!(state_of(&session), [RequirementState::NotRun]);
-
-    // The call makes every git status block: the wave's post-wave snapshot never finishes.
-    let _unblock = UnblockOnDrop(repo.path().join(".git/info/exclude"));
-    let patches = wave(
-        &session,
-        &[bash("B", "mkfifo .git/info/exclude", 0)],
-        || {
-            block_git_status(&dir);
-        },
-    )
+    assert_eq!(state_of(session), [RequirementState::NotRun]);
+    let unblock = UnblockOnDrop(repo.join(".git/info/exclude"));
+    let patches = wave(session, &[bash("B", "mkfifo .git/info/exclude", 0)], || {
+        block_git_status(&dir);
+    })
     .await;
     assert_eq!(patches, [None], "the handler was released at the timeout");
+    unblock
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_waiver_return() {
+    let (repo, root) = (node_project(), node_config());
+    let session = open_with_timeout(repo.path(), root.path(), 300);
+    let _unblock = arm_then_block_git_status(&session, repo.path()).await;
 
     let settle = session.before_settle().await;
     let still =
@@ -632,25 +634,7 @@ async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_wa
 async fn a_reload_while_a_wave_is_still_processing_carries_the_check_over_as_unknown() {
     let (repo, root) = (node_project(), node_config());
     let session = open_with_timeout(repo.path(), root.path(), 300);
-    session.restore(&[]).await;
-    let dir = repo.path().to_path_buf();
-    wave(
-        &session,
-        &[call("A", "write", json!({ "path": "src/app.ts" }))],
-        || write(&dir, "src/app.ts", "export const app = 2;\n"),
-    )
-    .await;
-    assert_eq!(state_of(&session), [RequirementState::NotRun]);
-    let _unblock = UnblockOnDrop(repo.path().join(".git/info/exclude"));
-    let patches = wave(
-        &session,
-        &[bash("B", "mkfifo .git/info/exclude", 0)],
-        || {
-            block_git_status(&dir);
-        },
-    )
-    .await;
-    assert_eq!(patches, [None], "the handler was released at the timeout");
+    let _unblock = arm_then_block_git_status(&session, repo.path()).await;
 
     // `/reload` waits for the wave at most the timeout, then hands the gate over with what the
     // wave changed unproven: the check is not left as it was before the wave.
