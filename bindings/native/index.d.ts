@@ -26,8 +26,8 @@ export declare class HookSession {
   /** `turn_start`. */
   turnStart(turn: number): undefined | BindingError
   /**
-   * `turn_end`. The wave's analysis is over: what it freed goes back to the system, off
-   * Node's thread.
+   * `turn_end`. The wave's analysis is over: after every 8th turn, what the engine freed goes
+   * back to the system, off Node's thread.
    */
   turnEnd(): undefined | BindingError
   /** An assistant `message_end`: its tool calls in source order, and how Pi runs them. */
@@ -45,7 +45,8 @@ export declare class HookSession {
   toolExecutionEnd(id: string): undefined | BindingError
   /**
    * `agent_before_settle`: delivers diagnostics that arrived late, refreshes the workspace and
-   * decides whether the agent may stop.
+   * decides whether the agent may stop. What the engine freed since the last trim goes back to
+   * the system.
    */
   beforeSettle(): Promise<SettleResult | BindingError>
   /** The waiver tool: waives every outstanding check with `reason`. */

@@ -27,7 +27,7 @@
 //! the engine's answer.
 
 use crate::contain::{Panicked, Poison, contain, contain_async, test_seam};
-use crate::release::release_freed_memory;
+use crate::release::{TrimSchedule, release_freed_memory};
 use crate::types::{
     BindingError, BranchEntry, EntryPoint, ErrorCode, ExecutionMode, Footer, InitPlan,
     PersistedEntry, RestoreResult, ResultDecision, SessionStatus, SettleResult, ToolCall,
@@ -61,6 +61,8 @@ pub struct HookSession {
     /// The footer and status as last read: what a stopped session shows, with the reason.
     last_footer: Mutex<FooterSummary>,
     last_status: Mutex<SessionReport>,
+    /// When the memory the engine freed goes back to the system.
+    trims: TrimSchedule,
 }
 
 impl HookSession {
@@ -73,6 +75,7 @@ impl HookSession {
             poison: Poison::default(),
             last_footer: Mutex::new(inner.footer_summary()),
             last_status: Mutex::new(inner.status()),
+            trims: TrimSchedule::default(),
             inner,
         }
     }
@@ -228,8 +231,8 @@ impl HookSession {
         )
     }
 
-    /// `turn_end`. The wave's analysis is over: what it freed goes back to the system, off
-    /// Node's thread.
+    /// `turn_end`. The wave's analysis is over: after every 8th turn, what the engine freed goes
+    /// back to the system, off Node's thread.
     #[napi]
     pub fn turn_end(&self) -> Either<(), BindingError> {
         self.run(
@@ -237,7 +240,9 @@ impl HookSession {
             |_| (),
             || {
                 self.inner.turn_end();
-                release_freed_memory();
+                if self.trims.turn_ended() {
+                    release_freed_memory();
+                }
             },
         )
     }
@@ -313,7 +318,8 @@ impl HookSession {
     }
 
     /// `agent_before_settle`: delivers diagnostics that arrived late, refreshes the workspace and
-    /// decides whether the agent may stop.
+    /// decides whether the agent may stop. What the engine freed since the last trim goes back to
+    /// the system.
     #[napi]
     pub async fn before_settle(&self) -> Either<SettleResult, BindingError> {
         let stopped = |_: &Panicked| SettleResult {
@@ -323,7 +329,11 @@ impl HookSession {
             entries: Vec::new(),
         };
         self.run_async(EntryPoint::BeforeSettle, stopped, async {
-            self.inner.before_settle().await.into()
+            let decision = self.inner.before_settle().await.into();
+            if self.trims.settling() {
+                release_freed_memory();
+            }
+            decision
         })
         .await
     }
