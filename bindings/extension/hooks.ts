@@ -273,9 +273,13 @@ export function createPiNativeHooks(options: PiNativeHooksOptions = {}) {
     // no check is outstanding (the session's history keeps them all).
     pi.on("context", (event, ctx) =>
       guard(ctx, "context", () => {
-        const gates = event.messages.flatMap((message, index) =>
-          message.role === "custom" && message.customType === VERIFICATION_MESSAGE ? [index] : [],
-        );
+        // This runs before every model request, over the whole conversation: one pass that
+        // allocates only for the gate messages it finds, and asks the engine nothing without one.
+        const gates: number[] = [];
+        event.messages.forEach((message, index) => {
+          if (message.role === "custom" && message.customType === VERIFICATION_MESSAGE) gates.push(index);
+        });
+        if (gates.length === 0) return undefined;
         const settled = session !== undefined && unwrap(session.footer()).pending === 0;
         const keep = settled ? 0 : 1;
         if (gates.length <= keep) return undefined;
