@@ -28,10 +28,12 @@ async function traceEngine(body) {
   for (const name of TRACED) {
     const original = Reflect.get(proto, name);
     originals[name] = original;
-    Reflect.set(proto, name, function (/** @type {unknown[]} */ ...args) {
+    /** @this {unknown} @param {unknown[]} args */
+    const traced = function (...args) {
       calls.push(name === "turnStart" ? `turnStart ${args[0]}` : name);
       return original.apply(this, args);
-    });
+    };
+    Reflect.set(proto, name, traced);
   }
   try {
     await body();
