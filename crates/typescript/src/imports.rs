@@ -8,11 +8,10 @@
 //! resolves them for source files (`.js` written for a `.ts` file, a folder's `index`); a path
 //! alias or a package name is not, so a dependent reached only through one is not re-checked.
 
+use pi_native_hooks_base::safe_open::{Opened, open_no_follow, read_at_most};
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::fs::File;
-use std::io::Read;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 use std::sync::LazyLock;
 
 /// The extensions of files whose imports are read, and of the files an import may name.
@@ -203,19 +202,22 @@ fn normal(path: &Path) -> Option<String> {
 }
 
 /// The text of the regular file at `path`, when it is at most [`MAX_INDEXED_FILE_BYTES`] and
-/// UTF-8.
-fn read_bounded(path: &PathBuf) -> Option<String> {
-    let metadata = std::fs::symlink_metadata(path).ok()?;
-    if !metadata.is_file() || metadata.len() > MAX_INDEXED_FILE_BYTES {
+/// UTF-8. Opened without following a final symlink and checked on the open descriptor, so a FIFO
+/// or link put in its place after the walk saw a file is skipped, not waited on or followed.
+fn read_bounded(path: &Path) -> Option<String> {
+    let Opened::Regular { file, stat } = open_no_follow(path).ok()? else {
         return None;
-    }
-    let mut text = String::new();
-    File::open(path)
-        .ok()?
-        .take(MAX_INDEXED_FILE_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
-    Some(text)
+    };
+    let size = u64::try_from(stat.st_size)
+        .unwrap_or(0)
+        .min(MAX_INDEXED_FILE_BYTES);
+    let bytes = read_at_most(
+        file,
+        MAX_INDEXED_FILE_BYTES,
+        usize::try_from(size).unwrap_or(0),
+    )
+    .ok()??;
+    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]
@@ -227,6 +229,31 @@ mod tests {
         let path = root.join(path);
         fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         fs::write(path, text).expect("write");
+    }
+
+    #[test]
+    fn only_a_regular_utf8_file_within_the_limit_is_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "src/a.ts", "export const a = 1;\n");
+        assert_eq!(
+            read_bounded(&root.join("src/a.ts")).as_deref(),
+            Some("export const a = 1;\n")
+        );
+        // A FIFO is not opened for reading (which would wait for a writer), a symlink not followed.
+        let made = std::process::Command::new("mkfifo")
+            .arg(root.join("src/fifo.ts"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        assert_eq!(read_bounded(&root.join("src/fifo.ts")), None);
+        std::os::unix::fs::symlink(root.join("src/a.ts"), root.join("src/link.ts")).expect("link");
+        assert_eq!(read_bounded(&root.join("src/link.ts")), None);
+        let limit = usize::try_from(MAX_INDEXED_FILE_BYTES).expect("fits");
+        fs::write(root.join("src/big.ts"), vec![b'x'; limit + 1]).expect("write");
+        assert_eq!(read_bounded(&root.join("src/big.ts")), None);
+        fs::write(root.join("src/latin1.ts"), b"// caf\xe9\n").expect("write");
+        assert_eq!(read_bounded(&root.join("src/latin1.ts")), None);
     }
 
     #[test]
