@@ -581,6 +581,10 @@ async fn a_settle_or_restore_whose_snapshot_blocks_returns_at_the_deadline_with_
     );
 }
 
+/// Why the armed check is unknown after [`arm_then_block_git_status`] (with a 300 ms wave timeout).
+const STILL_PROCESSING: &str =
+    "tool calls were still being processed after 300 ms, so what they changed cannot be proven";
+
 /// Arms the check with a write wave, then runs a wave whose call makes every git status block,
 /// so that wave's post-wave snapshot never finishes: its handler is released at the timeout.
 /// Dropping the returned guard releases the blocked status.
@@ -610,12 +614,10 @@ async fn a_wave_still_processing_makes_the_armed_check_unknown_and_settle_and_wa
     let _unblock = arm_then_block_git_status(&session, repo.path()).await;
 
     let settle = session.before_settle().await;
-    let still =
-        "tool calls were still being processed after 300 ms, so what they changed cannot be proven";
     let message = settle
         .message
         .expect("the check cannot be proven: the agent goes on");
-    assert!(message.contains(still), "{message}");
+    assert!(message.contains(STILL_PROCESSING), "{message}");
     assert_eq!(state_of(&session), [RequirementState::Unknown]);
     let failures = session.status().hooks.coordinator_failures;
     assert!(
@@ -644,10 +646,7 @@ async fn a_reload_while_a_wave_is_still_processing_carries_the_check_over_as_unk
     assert_eq!(requirement.state, RequirementState::Unknown);
     assert_eq!(
         requirement.unknown_reason.as_deref(),
-        Some(
-            "tool calls were still being processed after 300 ms, so what they changed cannot \
-             be proven"
-        )
+        Some(STILL_PROCESSING)
     );
     reloaded.shutdown();
 }
