@@ -12,10 +12,10 @@
 //! the host faults those pages in again at its next allocations: in a long session the host's
 //! free memory grows, and so does the trim's cost. In probe runs of the soak bench a trim after
 //! every turn cost 2.6 to 3.4 ms a wave after 1,500 waves (about 0.5 ms early), where every 8th
-//! turn kept the memory at wave 100 within 2 MiB of it. The engine's threads free about the same memory each wave and
-//! reuse it the next, so eight waves leave little more in their arenas than one. Trimming at most
-//! once a second left the bench's memory at wave 100 where it was without a trim: its first 100
-//! waves take about a second.
+//! turn kept the memory at wave 100 within 2 MiB of it. The engine's threads free about the same
+//! memory each wave and reuse it the next, so eight waves leave little more in their arenas than
+//! one. Trimming at most once a second left the bench's memory at wave 100 where it was without a
+//! trim: its first 100 waves take about a second.
 //!
 //! Elsewhere than on glibc this does nothing: other allocators return memory on their own terms.
 

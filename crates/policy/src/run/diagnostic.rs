@@ -36,8 +36,8 @@ pub struct PolicyDiagnostic {
 }
 
 /// The texts one policy call's diagnostics share: its id, and each distinct path, message and
-/// guidance once (a policy words most of its diagnostics alike), so a run with thousands of diagnostics
-/// holds each text once.
+/// guidance once (a policy words most of its diagnostics alike), so a run with thousands of
+/// diagnostics holds each text once.
 struct Shared {
     policy: PolicyId,
     texts: HashSet<SharedText>,
