@@ -7,6 +7,7 @@
 mod cache;
 mod incremental;
 mod matcher;
+mod port;
 mod prefilter;
 mod rule_texts;
 mod rules;
@@ -17,12 +18,14 @@ pub use cache::tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, Tree
 pub use incremental::{EditHint, TextEdit, diff_edit};
 pub use matcher::{findings_of_matches, text_hash};
 pub use pi_native_hooks_config::AnalyzerKey;
+pub use port::WaveAnalyzer;
 pub use prefilter::RuleNeeds;
 pub use rules::{
     LoadedRules, RuleError, RuleLoad, RuleSet, SUPPORTED_LANGUAGES, language_of, load_rules,
     load_source,
 };
 pub use scan::{Analyzer, AnalyzerError, ScanLimits, read_repo_file};
+pub use snapshot::diagnostic::PolicyDiagnostic;
 pub use snapshot::finding::{ByteRange, Finding, FindingFix, Position, Severity, SourceRange};
 pub use snapshot::{
     AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile, is_type_error_rule,

@@ -3,7 +3,7 @@
 //! fingerprint; editing the matched text or moving it produces a new one.
 
 use pi_native_hooks_analysis::AnalysisSnapshot;
-use pi_native_hooks_policy::PolicyDiagnostic;
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use std::collections::HashMap;
 use std::fmt;
 

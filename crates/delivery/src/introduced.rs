@@ -11,9 +11,9 @@
 //! Also [`FindingHistory`]: the findings each path held when it was last analyzed, the "before"
 //! of the next wave.
 
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_analysis::{AnalyzerKey, Finding};
 use pi_native_hooks_base::{RuleId, StoreUse};
-use pi_native_hooks_policy::PolicyDiagnostic;
 use std::collections::{BTreeMap, HashMap};
 
 /// A finding as remembered for the next comparison: its rule, the hash of its normalised text

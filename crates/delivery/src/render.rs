@@ -18,9 +18,9 @@
 //! bidirectional character escaped; every line is cut at a character cap.
 
 use super::tokens::{self, TokenCount};
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_analysis::is_type_error_rule;
 use pi_native_hooks_base::{Escaped, escape};
-use pi_native_hooks_policy::PolicyDiagnostic;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt::Write;

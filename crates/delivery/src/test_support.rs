@@ -1,7 +1,7 @@
 //! Builders the delivery modules' unit tests share.
 
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_analysis::Severity;
-use pi_native_hooks_policy::PolicyDiagnostic;
 
 /// A warning of rule `r` by `policy` on `path:line:1-4` saying `message`.
 pub(super) fn diagnostic(policy: &str, path: &str, line: usize, message: &str) -> PolicyDiagnostic {

@@ -7,9 +7,9 @@
 
 use crate::listed_or_arbitrary;
 use arbitrary::{Result, Unstructured};
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_delivery::{CarrierInfo, RenderLimits, Warnings, render_late, tokens};
-use pi_native_hooks_policy::PolicyDiagnostic;
 
 /// Names a hostile file, rule or tool might have, mixed with arbitrary ones.
 const HOSTILE: &[&str] = &[

@@ -28,7 +28,6 @@ pub use registry::failure::{
 };
 pub use registry::source::{PolicySource, builtin_sources};
 pub use registry::{LoadedPolicy, PolicyRegistry, RegistrySource, RootProblem};
-pub use run::diagnostic::PolicyDiagnostic;
 pub use run::{
     AFFECTS_BUDGET, AffectedRequirement, AffectsOptions, CheckResult, DiagnosticRun,
     UndecidedRequirement, VerificationRun,

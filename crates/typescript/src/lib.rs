@@ -19,6 +19,7 @@ pub mod bench;
 mod convert;
 mod imports;
 pub mod install;
+mod port;
 mod server;
 mod status;
 mod surface;

@@ -41,7 +41,7 @@ pub use event::{
 };
 pub use pipeline::analysis::{
     AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, AnalyzerRun, DiagnosticPolicies,
-    WaveAnalysis, WaveAnalyzer, analyzer_policy_id, unreported_diagnostics,
+    WaveAnalysis, analyzer_policy_id, unreported_diagnostics,
 };
 pub use pipeline::finished::{CallResult, FinishedCall, FinishedWave};
 pub use pipeline::snapshots::{GitWorkspace, SnapshotFailure, SnapshotScope, SnapshotSource};

@@ -5,12 +5,12 @@
 //! case checks that what the text lists is exactly what the block reports as shown.
 
 use crate::support::snapshot::assert_snapshot;
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_analysis::Severity;
 use pi_native_hooks_base::Escaped;
 use pi_native_hooks_delivery::{
     Block, CarrierInfo, RenderLimits, TokenCount, Warnings, render, tokens,
 };
-use pi_native_hooks_policy::PolicyDiagnostic;
 
 const WRITE: CarrierInfo<'static> = CarrierInfo {
     tool: "write",

@@ -5,15 +5,15 @@
 
 use super::write;
 use pi_native_hooks_analysis::{
-    AnalysisSnapshot, AnalyzerKey, Finding, Position, Severity, SkipReason, SkippedFile,
-    SourceRange,
+    AnalysisSnapshot, AnalyzerKey, Finding, PolicyDiagnostic, Position, Severity, SkipReason,
+    SkippedFile, SourceRange, WaveAnalyzer,
 };
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::PolicyId;
-use pi_native_hooks_policy::{DiagnosticRun, FailureReason, PolicyDiagnostic, PolicyFailure};
+use pi_native_hooks_policy::{DiagnosticRun, FailureReason, PolicyFailure};
 use pi_native_hooks_wave::{
     AssistantMessage, DiagnosticPolicies, ExecutionMode, ResultDecision, SnapshotScope,
-    SnapshotSource, ToolCallInfo, ToolResult, WaveAnalyzer, WaveCoordinator,
+    SnapshotSource, ToolCallInfo, ToolResult, WaveCoordinator,
 };
 use pi_native_hooks_workspace::WorkspaceError;
 use serde_json::{Value, json};

@@ -7,11 +7,9 @@ use crate::support::wave::{
     Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, real, run_batch, write_step,
 };
 use crate::support::{TestRepo, set};
-use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey};
+use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, WaveAnalyzer};
 use pi_native_hooks_base::CancelToken;
-use pi_native_hooks_wave::{
-    AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest, WaveAnalyzer,
-};
+use pi_native_hooks_wave::{AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest};
 use std::path::Path;
 use std::sync::Arc;
 

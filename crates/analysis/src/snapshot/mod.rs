@@ -1,5 +1,6 @@
 //! The immutable result of one analysis: shared by `Arc` with every policy of a wave.
 
+pub(crate) mod diagnostic;
 pub(crate) mod finding;
 
 use finding::Finding;

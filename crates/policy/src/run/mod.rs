@@ -15,8 +15,8 @@ use crate::registry::failure::{
 use crate::registry::{LoadedPolicy, PolicyRegistry};
 use crate::sandbox::view::SnapshotView;
 use crate::sandbox::{CallOutput, RunError};
-use diagnostic::{PolicyDiagnostic, from_result};
-use pi_native_hooks_analysis::{AnalysisSnapshot, Finding};
+use diagnostic::from_result;
+use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, PolicyDiagnostic};
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::{PolicyId, RuleId};
 use rhai::{Dynamic, ImmutableString};

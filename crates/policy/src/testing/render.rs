@@ -2,7 +2,7 @@
 //! way the agent reads them.
 
 use crate::run::AffectedRequirement;
-use crate::run::diagnostic::PolicyDiagnostic;
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use std::fmt::Write;
 
 /// The snapshot's first line.

@@ -9,147 +9,21 @@
 //! consumes a rule speaks for its findings instead. They are diagnostics of the analyzer itself
 //! ([`analyzer_policy_id`]), delivered and remembered like a policy's.
 //!
-//! Analyzers and policies sit behind two small traits so tests can count scans.
+//! Analyzers sit behind the analysis crate's port ([`WaveAnalyzer`]) and policies behind
+//! [`DiagnosticPolicies`], so the coordinator knows neither, and tests can count scans.
 
 use pi_native_hooks_analysis::{
-    AnalysisSnapshot, Analyzer, AnalyzerKey, EditHint, Finding, ScanLimits, SkipReason,
-    TreeCacheStats, language_of,
+    AnalysisSnapshot, AnalyzerKey, EditHint, PolicyDiagnostic, SkipReason, TreeCacheStats,
+    WaveAnalyzer,
 };
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::{PolicyId, SharedText};
 use pi_native_hooks_delivery::{Coverage, FindingIndex, WaveDiagnostics};
-use pi_native_hooks_policy::{CheckResult, DiagnosticRun, PolicyDiagnostic, PolicyRegistry};
-use pi_native_hooks_typescript::TypeScriptAnalyzer;
+use pi_native_hooks_policy::{CheckResult, DiagnosticRun, PolicyRegistry};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// An analyzer the wave can run: one key, the paths it understands, one scan per call.
-pub trait WaveAnalyzer: Send {
-    /// The analyzer key, e.g. `ast-grep:personal`.
-    fn key(&self) -> &AnalyzerKey;
-    /// Whether `path` (relative) is something this analyzer reads.
-    fn handles(&self, path: &str) -> bool;
-    /// Analyzes `paths` under `root` once.
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
-    /// [`scan`](Self::scan), told which text an `edit` call replaced in some of the files; an
-    /// analyzer that cannot use the hints ignores them.
-    fn scan_edited(
-        &mut self,
-        root: &Path,
-        paths: &[String],
-        edits: &[(String, EditHint)],
-    ) -> Arc<AnalysisSnapshot> {
-        let _ = edits;
-        self.scan(root, paths)
-    }
-    /// The findings of `bytes` as the content of `path` (what the file held before the wave),
-    /// or `None` when they cannot be judged; the wave then counts every finding in the file as
-    /// new.
-    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
-        let _ = (path, bytes);
-        None
-    }
-    /// The largest file this analyzer reads, in bytes.
-    fn max_file_bytes(&self) -> u64 {
-        ScanLimits::default().max_file_bytes
-    }
-
-    /// Whether the analyzer has rules of its own. Their findings reach the model even when no
-    /// policy consumes the analyzer, so it is scanned for them; one without rules is scanned only
-    /// for the policies that consume it.
-    fn has_rules(&self) -> bool {
-        true
-    }
-
-    /// What the analyzer holds for incremental re-analysis and how it analyzed files so far, when
-    /// it holds anything at all.
-    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
-        None
-    }
-
-    /// Whether files of an earlier wave still wait for their analysis (an answer that did not
-    /// arrive within the wave's wait).
-    fn has_pending(&self) -> bool {
-        false
-    }
-
-    /// Analyzes what is pending once more, waiting at most `wait`: what arrived after the last
-    /// wave, for the settle to deliver. `None` when nothing is pending.
-    fn flush(&mut self, root: &Path, wait: Duration) -> Option<Arc<AnalysisSnapshot>> {
-        let _ = (root, wait);
-        None
-    }
-}
-
-impl WaveAnalyzer for TypeScriptAnalyzer {
-    fn key(&self) -> &AnalyzerKey {
-        TypeScriptAnalyzer::key(self)
-    }
-
-    fn handles(&self, path: &str) -> bool {
-        TypeScriptAnalyzer::handles(self, path)
-    }
-
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
-        TypeScriptAnalyzer::scan(self, root, paths)
-    }
-
-    /// The "before" the wave's own check found (the server's answer with the changed files as
-    /// they were); the bytes are not needed, the server judged the same text.
-    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
-        let _ = bytes;
-        TypeScriptAnalyzer::findings_in(self, path)
-    }
-
-    fn has_pending(&self) -> bool {
-        TypeScriptAnalyzer::has_pending(self)
-    }
-
-    fn flush(&mut self, root: &Path, wait: Duration) -> Option<Arc<AnalysisSnapshot>> {
-        TypeScriptAnalyzer::has_pending(self).then(|| self.scan_within(root, &[], wait))
-    }
-}
-
-impl WaveAnalyzer for Analyzer {
-    fn key(&self) -> &AnalyzerKey {
-        Analyzer::key(self)
-    }
-
-    fn handles(&self, path: &str) -> bool {
-        language_of(path).is_some()
-    }
-
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
-        Analyzer::scan(self, root, paths)
-    }
-
-    fn scan_edited(
-        &mut self,
-        root: &Path,
-        paths: &[String],
-        edits: &[(String, EditHint)],
-    ) -> Arc<AnalysisSnapshot> {
-        Analyzer::scan_edited(self, root, paths, edits)
-    }
-
-    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
-        Analyzer::findings_in(self, path, bytes).ok()
-    }
-
-    fn max_file_bytes(&self) -> u64 {
-        Analyzer::max_file_bytes(self)
-    }
-
-    fn has_rules(&self) -> bool {
-        !self.rules().ids().is_empty()
-    }
-
-    fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
-        Some(Analyzer::tree_cache_stats(self))
-    }
-}
 
 /// The diagnostic policies of a session.
 pub trait DiagnosticPolicies: Send + Sync {

@@ -7,9 +7,9 @@ use crate::coordinator::runtime::WaveRuntime;
 use crate::pipeline::prior::Judged;
 use crate::pipeline::snapshots::SnapshotSource;
 use crate::pipeline::{introduced, pre_existing_per_file, remember};
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_base::run_blocking;
 use pi_native_hooks_delivery::{Block, Warnings, render_late};
-use pi_native_hooks_policy::PolicyDiagnostic;
 use std::time::Duration;
 
 /// The block of what the pending analyses introduced, asked once more and waited for at most

@@ -18,12 +18,12 @@ use crate::tracker::plan::{
 };
 use analysis::WaveAnalysis;
 use finished::FinishedCall;
+use pi_native_hooks_analysis::PolicyDiagnostic;
 use pi_native_hooks_base::CallId;
 use pi_native_hooks_base::run_blocking;
 use pi_native_hooks_base::{RepoPath, relative_to};
 use pi_native_hooks_delivery::diagnostic_start;
 use pi_native_hooks_delivery::{Block, CarrierInfo, KeyedDiagnostic, Warnings, render};
-use pi_native_hooks_policy::PolicyDiagnostic;
 use pi_native_hooks_workspace::{ChangeSet, MutatingCall, changeset_without_git};
 use prior::{Judged, Priors};
 use snapshots::{SnapshotScope, SnapshotSource};

@@ -73,7 +73,7 @@ impl Priors {
         let limit = missing
             .iter()
             .filter_map(|(key, _)| coordinator.analyzer(key))
-            .map(crate::pipeline::analysis::WaveAnalyzer::max_file_bytes)
+            .map(pi_native_hooks_analysis::WaveAnalyzer::max_file_bytes)
             .max()
             .unwrap_or(0);
         let blobs: BTreeMap<&String, RevisionBlob> =

@@ -1,0 +1,37 @@
+//! Owns the TypeScript analyzer's side of the analyzer port: [`TypeScriptAnalyzer`] as a wave
+//! runs it, its "before" of a changed file, and what it still has pending for the settle.
+
+use crate::analyzer::TypeScriptAnalyzer;
+use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, Finding, WaveAnalyzer};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl WaveAnalyzer for TypeScriptAnalyzer {
+    fn key(&self) -> &AnalyzerKey {
+        TypeScriptAnalyzer::key(self)
+    }
+
+    fn handles(&self, path: &str) -> bool {
+        TypeScriptAnalyzer::handles(self, path)
+    }
+
+    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+        TypeScriptAnalyzer::scan(self, root, paths)
+    }
+
+    /// The "before" the wave's own check found (the server's answer with the changed files as
+    /// they were); the bytes are not needed, the server judged the same text.
+    fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
+        let _ = bytes;
+        TypeScriptAnalyzer::findings_in(self, path)
+    }
+
+    fn has_pending(&self) -> bool {
+        TypeScriptAnalyzer::has_pending(self)
+    }
+
+    fn flush(&mut self, root: &Path, wait: Duration) -> Option<Arc<AnalysisSnapshot>> {
+        TypeScriptAnalyzer::has_pending(self).then(|| self.scan_within(root, &[], wait))
+    }
+}
