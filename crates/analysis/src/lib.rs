@@ -15,7 +15,7 @@ mod scan;
 mod snapshot;
 
 pub use cache::tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, TreeCacheStats};
-pub use incremental::{EditHint, TextEdit, diff_edit};
+pub use incremental::EditHint;
 pub use matcher::{findings_of_matches, text_hash};
 pub use pi_native_hooks_config::AnalyzerKey;
 pub use port::WaveAnalyzer;

@@ -37,7 +37,7 @@
 mod edit;
 mod reach;
 
-pub use edit::{EditHint, TextEdit, diff_edit};
+pub use edit::EditHint;
 pub(crate) use reach::RuleReach;
 
 use crate::cache::tree_cache::HeldFile;
