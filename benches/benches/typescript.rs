@@ -26,7 +26,8 @@
 //!   (every measured wave asserts it: nothing changed since the last wave's "after"), `didChange`,
 //!   the pulls of the changed file and of every importer, the findings and the snapshot.
 //! - `floor`: the same server started the same way through the crate's bench seam
-//!   (`pi_native_hooks_typescript::bench::Floor`), given the same `didChange` and asked for the
+//!   (the lsp crate's `LanguageServer` over `pi_native_hooks_typescript::launch`), given the
+//!   same `didChange` and asked for the
 //!   same pulls (the changed file and the importers the analyzer checked), with none of the
 //!   analyzer's work around them.
 //! - `tsc`: spawning the native `tsc --noEmit -p <project>` of the same TypeScript per wave, the
@@ -50,38 +51,23 @@
     reason = "durations, counts and byte sizes far below 2^52, printed as floats"
 )]
 
-use async_lsp::router::Router;
-use async_lsp::{MainLoop, ServerSocket};
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
-use lsp_types::notification::{
-    DidChangeTextDocument, DidOpenTextDocument, Initialized, PublishDiagnostics,
-};
-use lsp_types::request::{
-    Initialize, RegisterCapability, UnregisterCapability, WorkDoneProgressCreate,
-    WorkspaceConfiguration,
-};
-use lsp_types::{
-    ClientCapabilities, DidChangeTextDocumentParams, DidOpenTextDocumentParams, InitializeParams,
-    InitializedParams, PublishDiagnosticsClientCapabilities, TextDocumentClientCapabilities,
-    TextDocumentContentChangeEvent, TextDocumentItem, Url, VersionedTextDocumentIdentifier,
-    WorkspaceFolder,
-};
 use pi_native_hooks_benches::ts_project::EditKind;
 use pi_native_hooks_benches::{
     Bound, Ratio, criterion_home, format_duration, markdown_report, mean_estimate, report,
     thousands, ts_project, write_figures,
 };
-use pi_native_hooks_typescript::bench::Floor;
-use pi_native_hooks_typescript::{PriorTexts, ProjectLookup, TypeScriptAnalyzer, TypeScriptLimits};
+use pi_native_hooks_lsp::{DiagnosticMode, LanguageServer, within};
+use pi_native_hooks_typescript::{
+    PriorTexts, ProjectLookup, ServerCommand, TypeScriptAnalyzer, TypeScriptLimits, launch,
+};
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 use tempfile::TempDir;
-use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 const ANALYZER: &str = "analyzer";
 const FLOOR: &str = "floor";
@@ -415,21 +401,27 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// A floor server on its own runtime, warm: the edited file opened and every pull answered once.
 struct FloorHarness {
-    floor: Floor,
+    floor: LanguageServer,
     runtime: tokio::runtime::Runtime,
 }
 
 impl FloorHarness {
+    /// Starts `tsc --lsp --stdio` for the project exactly as the analyzer does (same launch, same
+    /// output budget per pull), with none of the analyzer around it.
     fn start(project: &Project) -> (Self, Duration) {
         let runtime = runtime();
+        let command = ServerCommand::Native {
+            compiler: project.executable.clone(),
+        };
+        // A native compiler takes no memory bound at start (the analyzer enforces it after).
+        let launch = launch(&command, project.root(), u64::MAX);
         let started = Instant::now();
         let floor = runtime
             .block_on(async {
                 tokio::time::timeout(
                     WAIT,
-                    Floor::start(
-                        &project.executable,
-                        project.root(),
+                    LanguageServer::start(
+                        &launch,
                         project.root(),
                         TypeScriptLimits::default().max_output_bytes,
                     ),
@@ -446,189 +438,104 @@ impl FloorHarness {
     fn wave(&mut self, project: &Project, version: usize) -> Duration {
         let text = &project.contents[version % 2];
         let started = Instant::now();
-        self.floor.sync(&project.target, text).expect("didChange");
+        self.floor
+            .sync(&project.target, Some(text))
+            .expect("didChange");
         let counts = self.pull(&project.pulled);
         let took = started.elapsed();
         assert_eq!(counts.len(), project.pulled.len());
         took
     }
 
+    /// Pulls the diagnostics of every path at once, as the analyzer does: how many each has.
     fn pull(&self, paths: &[String]) -> Vec<usize> {
+        self.floor.renew_budget();
+        let deadline = tokio::time::Instant::now() + WAIT;
+        let requests = paths
+            .iter()
+            .map(|path| within(deadline, "textDocument/diagnostic", self.floor.pull(path)));
         self.runtime
-            .block_on(async { tokio::time::timeout(WAIT, self.floor.pull(paths)).await })
-            .expect("the pulls are answered in time")
-            .expect("the pulls are answered")
+            .block_on(futures::future::join_all(requests))
+            .into_iter()
+            .map(|answer| answer.expect("the pull is answered in time").len())
+            .collect()
     }
 }
 
-/// A push-model client: push diagnostics on, no pull capability, waiting for what is pushed.
+/// A push-model client — the analyzer's launch with push diagnostics left on and no pull
+/// capability — waiting for what the server pushes for the edited file at its version.
 struct PushClient {
-    socket: ServerSocket,
-    _child: tokio::process::Child,
-    pushes: tokio::sync::mpsc::UnboundedReceiver<Url>,
-    uri: Url,
-    version: i32,
+    server: LanguageServer,
+    target: String,
     /// Pushes received for the edited file.
     received: usize,
     runtime: tokio::runtime::Runtime,
 }
 
-/// Ends the client's main loop before its sockets are dropped.
-struct Stop;
-
 impl PushClient {
     fn start(project: &Project) -> Self {
         let runtime = runtime();
-        let (client, pushes) = runtime.block_on(async {
-            let mut child = tokio::process::Command::new(&project.executable)
-                .args(["--lsp", "--stdio"])
-                .current_dir(project.root())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .expect("start the server");
-            let stdin = child.stdin.take().expect("stdin");
-            let stdout = child.stdout.take().expect("stdout");
-            let (sender, pushes) = tokio::sync::mpsc::unbounded_channel::<Url>();
-            let (main_loop, socket) = MainLoop::new_client(|_| {
-                let mut router = Router::new(sender);
-                router
-                    .notification::<PublishDiagnostics>(|sender, params| {
-                        let _ = sender.send(params.uri);
-                        ControlFlow::Continue(())
-                    })
-                    .request::<RegisterCapability, _>(|_, _| async { Ok(()) })
-                    .request::<UnregisterCapability, _>(|_, _| async { Ok(()) })
-                    .request::<WorkDoneProgressCreate, _>(|_, _| async { Ok(()) })
-                    .request::<WorkspaceConfiguration, _>(|_, params| {
-                        let items = params.items.len();
-                        async move { Ok(vec![ata_off(); items]) }
-                    })
-                    .unhandled_notification(|_, _| ControlFlow::Continue(()))
-                    .event::<Stop>(|_, _| ControlFlow::Break(Ok(())));
-                router
-            });
-            tokio::spawn(async move {
-                let _ = main_loop
-                    .run_buffered(stdout.compat(), stdin.compat_write())
-                    .await;
-            });
-            let folder = Url::from_file_path(project.root()).expect("an absolute folder");
-            #[expect(deprecated, reason = "root_uri, as the analyzer sends it")]
-            let params = InitializeParams {
-                process_id: Some(std::process::id()),
-                root_uri: Some(folder.clone()),
-                workspace_folders: Some(vec![WorkspaceFolder {
-                    uri: folder,
-                    name: "project".to_owned(),
-                }]),
-                capabilities: ClientCapabilities {
-                    text_document: Some(TextDocumentClientCapabilities {
-                        publish_diagnostics: Some(PublishDiagnosticsClientCapabilities {
-                            version_support: Some(true),
-                            ..PublishDiagnosticsClientCapabilities::default()
-                        }),
-                        ..TextDocumentClientCapabilities::default()
-                    }),
-                    ..ClientCapabilities::default()
-                },
-                // Push diagnostics left on (no `disablePushDiagnostics`); logs and automatic
-                // type acquisition off, as the analyzer starts it.
-                initialization_options: Some(serde_json::json!({
-                    "logVerbosity": 0,
-                    "userPreferences": ata_off(),
-                })),
-                ..InitializeParams::default()
-            };
-            tokio::time::timeout(WAIT, socket.request::<Initialize>(params))
+        let command = ServerCommand::Native {
+            compiler: project.executable.clone(),
+        };
+        let mut launch = launch(&command, project.root(), u64::MAX);
+        launch.diagnostics = DiagnosticMode::Push;
+        // Push diagnostics left on; logs and automatic type acquisition off, as the analyzer
+        // starts it.
+        if let Some(serde_json::Value::Object(options)) = &mut launch.initialization_options {
+            options.remove("disablePushDiagnostics");
+        }
+        let server = runtime
+            .block_on(async {
+                tokio::time::timeout(
+                    WAIT,
+                    LanguageServer::start(
+                        &launch,
+                        project.root(),
+                        TypeScriptLimits::default().max_output_bytes,
+                    ),
+                )
                 .await
-                .expect("initialize in time")
-                .expect("initialize");
-            socket
-                .notify::<Initialized>(InitializedParams {})
-                .expect("initialized");
-            ((socket, child), pushes)
-        });
-        let (socket, child) = client;
-        let uri = Url::from_file_path(project.root().join(&project.target)).expect("a file URI");
+            })
+            .expect("the server starts in time")
+            .expect("the server starts");
         let mut client = Self {
-            socket,
-            _child: child,
-            pushes,
-            uri: uri.clone(),
-            version: 1,
+            server,
+            target: project.target.clone(),
             received: 0,
             runtime,
         };
         client
-            .socket
-            .notify::<DidOpenTextDocument>(DidOpenTextDocumentParams {
-                text_document: TextDocumentItem {
-                    uri,
-                    language_id: "typescript".to_owned(),
-                    version: 1,
-                    text: project.contents[0].to_string(),
-                },
-            })
+            .server
+            .sync(&project.target, Some(&project.contents[0]))
             .expect("didOpen");
         // What an editor-like client sees after opening: whatever the server pushes then.
         client.wait_for_push();
         client
     }
 
-    /// Waits for a push for the edited file, at most the budget; whether one came.
+    /// Waits for a push for the edited file at its version, at most the budget; whether one
+    /// came.
     fn wait_for_push(&mut self) -> bool {
-        let uri = self.uri.clone();
-        let pushes = &mut self.pushes;
-        let pushed = self.runtime.block_on(async {
-            tokio::time::timeout(PUSH_BUDGET, async {
-                while let Some(pushed) = pushes.recv().await {
-                    if pushed == uri {
-                        return true;
-                    }
-                }
-                false
-            })
-            .await
-            .unwrap_or(false)
-        });
-        self.received += usize::from(pushed);
-        pushed
+        let deadline = tokio::time::Instant::now() + PUSH_BUDGET;
+        let pushed = self.runtime.block_on(within(
+            deadline,
+            "textDocument/publishDiagnostics",
+            self.server.pushed(&self.target),
+        ));
+        self.received = self.server.pushes_received(&self.target);
+        pushed.is_ok()
     }
 
     /// `didChange` to `version`, then the wait for its diagnostics.
     fn wave(&mut self, project: &Project, version: usize) -> Duration {
-        while self.pushes.try_recv().is_ok() {}
-        self.version += 1;
         let started = Instant::now();
-        self.socket
-            .notify::<DidChangeTextDocument>(DidChangeTextDocumentParams {
-                text_document: VersionedTextDocumentIdentifier {
-                    uri: self.uri.clone(),
-                    version: self.version,
-                },
-                content_changes: vec![TextDocumentContentChangeEvent {
-                    range: None,
-                    range_length: None,
-                    text: project.contents[version % 2].to_string(),
-                }],
-            })
+        self.server
+            .sync(&project.target, Some(&project.contents[version % 2]))
             .expect("didChange");
         self.wait_for_push();
         started.elapsed()
     }
-}
-
-impl Drop for PushClient {
-    fn drop(&mut self) {
-        let _ = self.socket.emit(Stop);
-    }
-}
-
-fn ata_off() -> serde_json::Value {
-    serde_json::json!({ "tsserver": { "automaticTypeAcquisition": { "enabled": false } } })
 }
 
 /// The cold start and memory figures of one project.
@@ -733,7 +640,7 @@ fn cold_start(project: &mut Project) -> Cold {
     let (mut floor, _) = FloorHarness::start(project);
     floor
         .floor
-        .sync(&project.target, &project.contents[0])
+        .sync(&project.target, Some(&project.contents[0]))
         .expect("didOpen");
     let every: Vec<String> = source_files(project.root(), "src");
     let started = Instant::now();
@@ -808,7 +715,7 @@ fn floor(c: &mut Criterion) {
         let (mut harness, _) = FloorHarness::start(project);
         harness
             .floor
-            .sync(&project.target, &project.contents[0])
+            .sync(&project.target, Some(&project.contents[0]))
             .expect("didOpen");
         harness.pull(&project.pulled);
         harness.wave(project, 1);
@@ -975,7 +882,7 @@ fn paired(project: &Project) -> Paired {
     let (mut floor, _) = FloorHarness::start(project);
     floor
         .floor
-        .sync(&project.target, &project.contents[1])
+        .sync(&project.target, Some(&project.contents[1]))
         .expect("didOpen");
     floor.pull(&project.pulled);
     floor.wave(project, 0);

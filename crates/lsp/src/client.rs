@@ -3,7 +3,7 @@
 //! the server runs in push mode, and everything else is answered `null` (a request) or dropped (a
 //! notification: logs, progress, telemetry).
 
-use crate::connection::Shared;
+use crate::shared::Shared;
 use async_lsp::router::Router;
 use lsp_types::notification::PublishDiagnostics;
 use lsp_types::request::{

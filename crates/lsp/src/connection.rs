@@ -15,7 +15,7 @@ use crate::launch::{DiagnosticMode, Launch, language_id};
 use crate::memory;
 use crate::output::{BoundedOutput, OutputBudget};
 use crate::process::ServerProcess;
-use crate::push::Pushes;
+use crate::shared::Shared;
 use async_lsp::{MainLoop, ServerSocket};
 use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument, Exit,
@@ -31,56 +31,16 @@ use lsp_types::{
     TextDocumentItem, TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
     Url, VersionedTextDocumentIdentifier, WorkspaceFolder,
 };
-use pi_native_hooks_base::lock;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 /// How long a stopping server is given to exit after `shutdown` and `exit`.
 const EXIT_GRACE: Duration = Duration::from_secs(1);
-
-/// What the session, its requests and its process share: why the connection ended, the last
-/// bytes the server wrote to its standard error, and what it pushed.
-#[derive(Debug, Default)]
-pub(crate) struct Shared {
-    /// Set when the main loop ends: why the connection is gone.
-    ended: Mutex<Option<String>>,
-    pub(crate) stderr_tail: Mutex<VecDeque<u8>>,
-    pub(crate) pushes: Pushes,
-}
-
-impl Shared {
-    /// `reason`, with the last line the server wrote to its standard error.
-    fn with_stderr(&self, reason: String) -> String {
-        let tail: Vec<u8> = lock(&self.stderr_tail).iter().copied().collect();
-        let text = String::from_utf8_lossy(&tail);
-        match text.lines().rev().find(|l| !l.trim().is_empty()) {
-            Some(line) => format!("{reason}; it last wrote: {}", line.trim()),
-            None => reason,
-        }
-    }
-
-    /// Why the connection ended, if it has.
-    fn ended(&self) -> Option<String> {
-        lock(&self.ended).clone()
-    }
-
-    /// The server is gone: why the connection ended (or, not yet known, `error`), with what the
-    /// server last wrote.
-    fn stopped(&self, error: &async_lsp::Error) -> ServerError {
-        let reason = self.ended().unwrap_or_else(|| error.to_string());
-        ServerError::Stopped(self.with_stderr(reason))
-    }
-
-    fn end(&self, reason: String) {
-        *lock(&self.ended) = Some(reason);
-        self.pushes.wake();
-    }
-}
 
 /// A document the server holds open: the text it judges instead of the file on disk.
 #[derive(Clone, Debug)]

@@ -11,7 +11,7 @@
 //! Files: `launch` (what starting a server takes), `process` (the process and its group),
 //! `memory` (resident memory of a process tree), `output` (the output budget), `edit` (one
 //! incremental change), `client` (what the client answers the server), `push` (pushed
-//! diagnostics), `connection` (the session: [`LanguageServer`], [`within`]), `pool`
+//! diagnostics), `shared` (what a session, its requests and its process share), `connection` (the session: [`LanguageServer`], [`within`]), `pool`
 //! ([`ServerPool`]), `error` ([`ServerError`]).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
@@ -27,6 +27,7 @@ mod output;
 mod pool;
 mod process;
 mod push;
+mod shared;
 
 pub use connection::{LanguageServer, within};
 pub use error::ServerError;

@@ -2,9 +2,9 @@
 //! stops with it), its standard error's last bytes kept to say why it stopped, and its end —
 //! asked to exit within a grace period, else killed with its whole group.
 
-use crate::connection::Shared;
 use crate::error::ServerError;
 use crate::launch::Launch;
+use crate::shared::Shared;
 use pi_native_hooks_base::lock;
 use std::process::Stdio;
 use std::sync::Arc;

@@ -8,9 +8,9 @@
 //! steering never blocks); its suggestions and hints (`information`, `hint`: unused names without
 //! `noUnused*`, "could be async") are editor hints, not type errors, and are left out.
 
-use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString};
 use pi_native_hooks_analysis::{Finding, Position, Severity, SourceRange};
 use pi_native_hooks_base::{RuleId, SharedText};
+use pi_native_hooks_lsp::lsp_types::{self, Diagnostic, DiagnosticSeverity, NumberOrString};
 
 /// What the model is told to do about a type error.
 pub const TYPE_ERROR_GUIDANCE: &str = "Fix the types so the code is correct; do not cast to `any`, add `@ts-ignore` or `@ts-expect-error`, or loosen the tsconfig to silence it.";
@@ -124,7 +124,7 @@ impl<'t> LineIndex<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lsp_types::Range;
+    use pi_native_hooks_lsp::lsp_types::Range;
 
     fn diagnostic(
         range: ((u32, u32), (u32, u32)),

@@ -13,6 +13,7 @@ use lsp_types::{
     LogMessageParams, MessageType, Position, PublishDiagnosticsParams,
     RelatedFullDocumentDiagnosticReport, ServerCapabilities,
 };
+use pi_native_hooks_base::lock;
 use std::ops::ControlFlow;
 use std::sync::Mutex as StdMutex;
 
