@@ -3,9 +3,10 @@
 //! into a shared handle, so the status is read without waiting for a running wave.
 
 use pi_native_hooks_base::StoreUse;
+use pi_native_hooks_base::lock;
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// What one project's type check is doing.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -86,13 +87,10 @@ pub struct StatusHandle(Arc<Mutex<TypeScriptStatus>>);
 impl StatusHandle {
     /// The latest status.
     pub fn get(&self) -> TypeScriptStatus {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.0).clone()
     }
 
     pub(crate) fn set(&self, status: TypeScriptStatus) {
-        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = status;
+        *lock(&self.0) = status;
     }
 }

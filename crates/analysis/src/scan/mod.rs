@@ -25,8 +25,8 @@ use crate::rules::RuleSet;
 use crate::snapshot::finding::Finding;
 use crate::snapshot::{AnalysisSnapshot, ScanFailure, ScanPanic, SkipReason, SkippedFile};
 use ast_grep_core::tree_sitter::LanguageExt;
-use pi_native_hooks_base::ContentHash;
 use pi_native_hooks_base::safe_open::Beneath;
+use pi_native_hooks_base::{ContentHash, panic_message};
 use pi_native_hooks_config::AnalyzerKey;
 use rayon::prelude::*;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -603,12 +603,4 @@ fn normalize(path: &str) -> String {
     } else {
         path.to_owned()
     }
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned())
 }

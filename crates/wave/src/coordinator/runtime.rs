@@ -14,13 +14,13 @@ use crate::tracker::Tracker;
 use crate::tracker::plan::{BaselineOutcome, BaselineStart, Coverage};
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::relative_to;
-use pi_native_hooks_base::run_blocking;
+use pi_native_hooks_base::{lock, run_blocking};
 use pi_native_hooks_delivery::{DeliveryMemory, FindingHistory};
 use pi_native_hooks_workspace::RevisionBlob;
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::runtime::Handle;
 use tokio::sync::{OwnedMutexGuard, watch};
 
@@ -122,10 +122,6 @@ impl Drop for Busy {
     fn drop(&mut self) {
         self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
-}
-
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<W: SnapshotSource> WaveRuntime<W> {

@@ -9,9 +9,10 @@
 //! (`refs/replace/`), which makes an id stand for another object: while a repository has a
 //! replacement, nothing is remembered or reused for it.
 
+use pi_native_hooks_base::lock;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex};
 
 use gix::ObjectId;
 
@@ -37,7 +38,7 @@ struct Memory {
 static MEMORY: LazyLock<Mutex<Memory>> = LazyLock::new(Mutex::default);
 
 fn memory() -> std::sync::MutexGuard<'static, Memory> {
-    MEMORY.lock().unwrap_or_else(PoisonError::into_inner)
+    lock(&MEMORY)
 }
 
 /// The root tree of the commit `HEAD` points to, to look paths up in.

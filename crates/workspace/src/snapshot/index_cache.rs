@@ -10,8 +10,9 @@
 //! checksum git writes over the whole content. An entry is reused only while that identity is
 //! unchanged. The cached state also keeps the index timestamp the racy-git check relies on.
 
+use pi_native_hooks_base::lock;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crate::error::WorkspaceError;
@@ -75,7 +76,7 @@ static CACHE: Mutex<Vec<Cached>> = Mutex::new(Vec::new());
 
 /// The decoded index at `path` if the cache holds the version with `identity`.
 fn get(path: &Path, identity: &FileIdentity) -> Option<Arc<gix::index::State>> {
-    let cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let cache = lock(&CACHE);
     cache
         .iter()
         .find(|cached| cached.path == path && cached.identity == *identity)
@@ -84,7 +85,7 @@ fn get(path: &Path, identity: &FileIdentity) -> Option<Arc<gix::index::State>> {
 
 /// Remember `state` as the decoded version of the index at `path` with `identity`.
 fn put(path: &Path, identity: FileIdentity, state: Arc<gix::index::State>) {
-    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut cache = lock(&CACHE);
     cache.retain(|cached| cached.path != path);
     if cache.len() >= CAPACITY {
         cache.remove(0);

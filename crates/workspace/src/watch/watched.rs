@@ -14,9 +14,10 @@ use crate::repo::{self, OpenRepo};
 use crate::snapshot::{Scope, WorkspaceSnapshot, capture_with_cancel, index_cache};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use pi_native_hooks_base::CancelToken;
+use pi_native_hooks_base::lock;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// How a whole-worktree snapshot was taken.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,22 +116,16 @@ impl WatchedWorkspace {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.inner)
     }
 
     /// What the status shows, as the last capture left it. Never waits for a capture.
     pub fn status(&self) -> WatchStatus {
-        self.published
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        lock(&self.published).clone()
     }
 
     fn publish(&self, inner: &Inner) {
-        *self
-            .published
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = inner.status();
+        *lock(&self.published) = inner.status();
     }
 }
 

@@ -7,9 +7,10 @@
 use super::super::status::FallbackReason;
 use notify::event::{EventKind, ModifyKind};
 use notify::{ErrorKind, Event};
+use pi_native_hooks_base::lock;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// The name every cookie file starts with, inside the git directory.
 pub(crate) const COOKIE_PREFIX: &str = "pi-native-hooks-cookie-";
@@ -45,7 +46,7 @@ impl Shared {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Pending> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.pending)
     }
 
     /// Waits on the cookie condition, at most `timeout`.
