@@ -19,8 +19,8 @@ mod testing;
 pub use builtin::{FIXTURE_FILES, FIXTURE_SCHEMA, POLICY_FILES};
 pub use init::{InitContent, InitEntry, InitError, InitPlan, SGCONFIG};
 pub use registry::contract::{
-    PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement, trim_command,
-    unsafe_command_char,
+    ContractError, DiagnosticSpec, PolicyContract, PolicyKind, PolicySpec, ProjectSpec,
+    Requirement, VerificationSpec, trim_command, unsafe_command_char,
 };
 pub use registry::digest::{RequirementDigest, registry_digest};
 pub use registry::failure::{
