@@ -10,7 +10,10 @@ use ast_grep_config::{
     SerializableRuleConfig, Severity as AstSeverity,
 };
 use ast_grep_language::SupportLang;
-use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource, builtin, read_project};
+use pi_native_hooks_config::{
+    ConfigFile, ConfigProblem, ConfigSource, YamlError, builtin, parse_yaml, parse_yaml_documents,
+    read_project,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,13 +26,8 @@ pub const SUPPORTED_LANGUAGES: [SupportLang; 2] = [SupportLang::TypeScript, Supp
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
     /// The YAML does not parse as an ast-grep rule (syntax error, unknown key, wrong type).
-    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Yaml {
-        path: PathBuf,
-        /// 1-based line, when the parser reports one.
-        line: Option<u64>,
-        message: String,
-    },
+    #[error(transparent)]
+    Yaml(YamlError),
     /// The rule targets a language other than TypeScript or Tsx.
     #[error(
         "{}: rule `{rule}` targets {language}; pi-native-hooks analyzes only TypeScript and Tsx (use `language: TypeScript` or `language: Tsx`)",
@@ -98,17 +96,12 @@ pub struct RuleLoad {
 }
 
 fn yaml_error(path: &Path, error: &ast_grep_config::RuleConfigError) -> RuleError {
-    let (line, message) = match error {
+    RuleError::Yaml(match error {
         ast_grep_config::RuleConfigError::Yaml(inner) => {
-            (inner.location().map(|l| l.line()), inner.to_string())
+            YamlError::new(path, inner.location().map(|l| l.line()), inner)
         }
-        other => (None, other.to_string()),
-    };
-    RuleError::Yaml {
-        path: path.to_path_buf(),
-        line,
-        message,
-    }
+        other => YamlError::new(path, None, other),
+    })
 }
 
 fn check_language(path: &Path, rule: &str, lang: SupportLang) -> Result<(), RuleError> {
@@ -127,16 +120,12 @@ fn check_language(path: &Path, rule: &str, lang: SupportLang) -> Result<(), Rule
 fn load_utils(utils: &[ConfigFile], errors: &mut Vec<RuleError>) -> GlobalRules {
     let mut parsed = Vec::new();
     for file in utils {
-        match ast_grep_config::from_str::<SerializableGlobalRule<SupportLang>>(&file.text) {
+        match parse_yaml::<SerializableGlobalRule<SupportLang>>(&file.path, &file.text) {
             Ok(util) => match check_language(&file.path, &util.id, util.language) {
                 Ok(()) => parsed.push(util),
                 Err(error) => errors.push(error),
             },
-            Err(error) => errors.push(RuleError::Yaml {
-                path: file.path.clone(),
-                line: error.location().map(|l| l.line()),
-                message: error.to_string(),
-            }),
+            Err(error) => errors.push(RuleError::Yaml(error)),
         }
     }
     DeserializeEnv::<SupportLang>::parse_global_utils(parsed).unwrap_or_else(|error| {
@@ -151,14 +140,9 @@ fn load_utils(utils: &[ConfigFile], errors: &mut Vec<RuleError>) -> GlobalRules 
 fn parse_rule_file(
     file: &ConfigFile,
 ) -> Result<Vec<SerializableRuleConfig<SupportLang>>, RuleError> {
-    let mut docs = ast_grep_config::from_multiple::<SerializableRuleConfig<SupportLang>>(
-        &file.text,
-    )
-    .map_err(|error| RuleError::Yaml {
-        path: file.path.clone(),
-        line: error.location().map(|l| l.line()),
-        message: error.to_string(),
-    })?;
+    let mut docs =
+        parse_yaml_documents::<SerializableRuleConfig<SupportLang>>(&file.path, &file.text)
+            .map_err(RuleError::Yaml)?;
     let stem = file.path.file_stem().and_then(|s| s.to_str());
     let multiple = docs.len() > 1;
     for (index, doc) in docs.iter_mut().enumerate() {

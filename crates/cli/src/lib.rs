@@ -7,6 +7,7 @@
 mod check;
 mod completions;
 mod doctor;
+pub mod fixtures;
 pub mod format;
 mod init;
 mod test;

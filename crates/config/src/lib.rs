@@ -10,10 +10,12 @@ mod project;
 mod root;
 pub mod settings;
 pub mod trust;
+mod yaml;
 
 pub use analyzer_key::AnalyzerKey;
 pub use project::{MAX_RULE_DIR_DEPTH, ProjectFiles, SGCONFIG_FILE, read_project, read_project_in};
 pub use root::{ROOT_BELOW_HOME, RootError, personal_root};
+pub use yaml::{YamlError, parse_yaml, parse_yaml_documents};
 
 use std::path::PathBuf;
 
@@ -27,20 +29,14 @@ pub struct ConfigFile {
 }
 
 /// A configuration file or directory that could not be used.
-#[expect(missing_docs, reason = "variant fields name what they hold")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigProblem {
     /// The file failed a trust check or could not be read.
     #[error(transparent)]
     Trust(#[from] trust::TrustError),
     /// The file is not valid YAML for what it configures.
-    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
-    Yaml {
-        path: PathBuf,
-        /// The 1-based line, when the parser knows it.
-        line: Option<u64>,
-        message: String,
-    },
+    #[error(transparent)]
+    Yaml(#[from] YamlError),
     /// A `ruleDirs` or `utilDirs` entry of `sgconfig.yml` that does not name a directory inside
     /// the config root.
     #[error(

@@ -8,6 +8,7 @@
 //! symbolic link), and a name that is not valid UTF-8 is reported instead of loaded.
 
 use super::trust::{EntryKind, TrustError, TrustedDir};
+use super::yaml::parse_yaml;
 use super::{ConfigFile, ConfigProblem, DirFault};
 use serde::Deserialize;
 use std::ffi::OsStr;
@@ -70,12 +71,7 @@ pub fn read_project(root: &Path) -> Result<ProjectFiles, ConfigProblem> {
 pub fn read_project_in(root: &TrustedDir) -> Result<ProjectFiles, ConfigProblem> {
     let config_path = root.path().join(SGCONFIG_FILE);
     let text = root.read_file(OsStr::new(SGCONFIG_FILE))?;
-    let config: SgConfig =
-        ast_grep_config::from_str(&text).map_err(|error| ConfigProblem::Yaml {
-            path: config_path.clone(),
-            line: error.location().map(|l| l.line()),
-            message: error.to_string(),
-        })?;
+    let config: SgConfig = parse_yaml(&config_path, &text)?;
     let mut files = ProjectFiles::default();
     for (key, dirs, out) in [
         ("ruleDirs", &config.rule_dirs, &mut files.rules),

@@ -3,10 +3,11 @@
 //! goes through the engine's own entry point and renders every problem it reports.
 
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks_cli::fixtures::FixtureFile;
 use pi_native_hooks_config::ConfigFile;
 use pi_native_hooks_config::settings::parse_settings;
 use pi_native_hooks_policy::{
-    FixtureFile, PolicyRegistry, PolicySource, RegistrySource, Sandbox, SandboxLimits,
+    PolicyRegistry, PolicySource, RegistrySource, Sandbox, SandboxLimits,
 };
 use pi_native_hooks_verification::{ProposedPolicy, manifest_name, propose_at};
 use std::cell::RefCell;

@@ -58,9 +58,10 @@ pub const FIXTURE_FILES: &[(&str, &str)] = embed!("policies/tests":
 );
 
 /// The JSON Schema of fixture files (`schemas/policy-fixture.schema.json`, generated from the
-/// fixture types; a test keeps it current). `init` writes it to `<root>/schemas/` so the fixtures'
-/// `# yaml-language-server: $schema=../../schemas/policy-fixture.schema.json` line resolves there
-/// as it does in the repository.
+/// fixture types of the CLI's policy test runner; a test keeps it current). `init` writes it to
+/// `<root>/schemas/` so the fixtures' `# yaml-language-server:
+/// $schema=../../schemas/policy-fixture.schema.json` line resolves there as it does in the
+/// repository.
 pub const FIXTURE_SCHEMA: (&str, &str) = (
     "schemas/policy-fixture.schema.json",
     include_str!("../../../schemas/policy-fixture.schema.json"),

@@ -14,13 +14,12 @@ mod init;
 mod registry;
 mod run;
 mod sandbox;
-mod testing;
 
 pub use builtin::{FIXTURE_FILES, FIXTURE_SCHEMA, POLICY_FILES};
 pub use init::{InitContent, InitEntry, InitError, InitPlan, SGCONFIG};
 pub use registry::contract::{
-    PolicyContract, PolicyKind, PolicySpec, ProjectSpec, Requirement, trim_command,
-    unsafe_command_char,
+    ContractError, DiagnosticSpec, PolicyContract, PolicyKind, PolicySpec, ProjectSpec,
+    Requirement, VerificationSpec, trim_command, unsafe_command_char,
 };
 pub use registry::digest::{RequirementDigest, registry_digest};
 pub use registry::failure::{
@@ -36,9 +35,3 @@ pub use sandbox::budget;
 pub use sandbox::budget::CountingAllocator;
 pub use sandbox::limits::{MAX_MESSAGE_BYTES, SandboxLimits};
 pub use sandbox::{POLICY_STACK, POLICY_STACK_MIN, RunError, Sandbox};
-pub use testing::{
-    CaseOutcome, CaseReport, ExpectedDiagnostic, FIXTURE_DIR, FixtureAnalyzer, FixtureCase,
-    FixtureFile, FixtureReport, FixtureSyntaxError, GivenFinding, ProblemKind, RunOptions,
-    SnapshotStatus, SourceFile, TestProblem, TestReport, TestSummary, fixture_schema, run_fixtures,
-    run_fixtures_with,
-};

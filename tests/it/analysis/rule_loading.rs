@@ -4,7 +4,7 @@
 use crate::support::{ConfigRoot, write};
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks_analysis::{RuleError, load_source};
-use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource};
+use pi_native_hooks_config::{ConfigFile, ConfigProblem, ConfigSource, YamlError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -64,7 +64,7 @@ fn a_duplicate_id_names_both_files() {
 #[test]
 fn an_unknown_key_is_a_yaml_error_with_the_file() {
     let error = only_error(&[file("r/typo.yml", &format!("{NON_NULL}mesage: typo\n"))]);
-    let RuleError::Yaml { path, message, .. } = &error else {
+    let RuleError::Yaml(YamlError { path, message, .. }) = &error else {
         panic!("expected a YAML error, got {error:?}")
     };
     assert_eq!(path, Path::new("r/typo.yml"));
@@ -86,7 +86,7 @@ fn a_yaml_syntax_error_names_file_and_line() {
         "r/broken.yml",
         "id: broken\nlanguage: TypeScript\nrule:\n  kind: [unclosed\n",
     )]);
-    let RuleError::Yaml { path, line, .. } = &error else {
+    let RuleError::Yaml(YamlError { path, line, .. }) = &error else {
         panic!("expected a YAML error, got {error:?}")
     };
     assert_eq!(path, Path::new("r/broken.yml"));

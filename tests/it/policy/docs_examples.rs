@@ -8,9 +8,9 @@
 use crate::support::{ConfigRoot, checkout};
 use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
+use pi_native_hooks_cli::fixtures::run_fixtures;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::run_fixtures;
 use std::fs;
 
 fn repo_file(relative: &str) -> String {

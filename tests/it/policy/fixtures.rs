@@ -9,9 +9,9 @@ use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{
     AnalysisSnapshot, Analyzer, AnalyzerKey, Finding, Position, ScanLimits, Severity, SourceRange,
 };
+use pi_native_hooks_cli::fixtures::{SnapshotStatus, TestReport, run_fixtures};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::{SnapshotStatus, TestReport, run_fixtures};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::Arc;
@@ -127,7 +127,7 @@ fn passing_fixtures_need_a_snapshot_which_update_writes() {
         first.files[0]
             .cases
             .iter()
-            .all(pi_native_hooks_policy::CaseReport::passed),
+            .all(pi_native_hooks_cli::fixtures::CaseReport::passed),
         "{}",
         describe(&first)
     );
@@ -349,7 +349,7 @@ cases:
 fn the_committed_fixture_schema_is_current() {
     // Regenerate with PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS=1 after changing the fixture types.
     let path = checkout().join("schemas/policy-fixture.schema.json");
-    let generated = pi_native_hooks_policy::fixture_schema();
+    let generated = pi_native_hooks_cli::fixtures::fixture_schema();
     if std::env::var_os("PI_NATIVE_HOOKS_UPDATE_SNAPSHOTS").is_some() {
         fs::write(&path, &generated).unwrap();
     }

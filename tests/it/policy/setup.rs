@@ -5,9 +5,9 @@
 
 use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
+use pi_native_hooks_cli::fixtures::run_fixtures;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_policy::run_fixtures;
 use pi_native_hooks_policy::{InitContent, InitEntry, InitPlan};
 use pi_native_hooks_setup::{PolicyHealth, doctor};
 use std::fs;
