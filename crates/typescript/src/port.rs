@@ -2,7 +2,7 @@
 //! runs it, its "before" of a changed file, and what it still has pending for the settle.
 
 use crate::analyzer::TypeScriptAnalyzer;
-use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, Finding, WaveAnalyzer};
+use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, Finding, ScanRequest, WaveAnalyzer};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +16,9 @@ impl WaveAnalyzer for TypeScriptAnalyzer {
         TypeScriptAnalyzer::handles(self, path)
     }
 
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
-        TypeScriptAnalyzer::scan(self, root, paths)
+    /// Edit hints are not needed: the server is sent the edit between the texts it holds.
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
+        TypeScriptAnalyzer::scan(self, request.root, request.paths)
     }
 
     /// The "before" the wave's own check found (the server's answer with the changed files as

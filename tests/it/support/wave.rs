@@ -5,8 +5,8 @@
 
 use super::write;
 use pi_native_hooks_analysis::{
-    AnalysisSnapshot, AnalyzerKey, Finding, PolicyDiagnostic, Position, Severity, SkipReason,
-    SkippedFile, SourceRange, WaveAnalyzer,
+    AnalysisSnapshot, AnalyzerKey, Finding, PolicyDiagnostic, Position, ScanRequest, Severity,
+    SkipReason, SkippedFile, SourceRange, WaveAnalyzer,
 };
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::PolicyId;
@@ -180,7 +180,8 @@ impl WaveAnalyzer for FakeAnalyzer {
         path.ends_with(".ts")
     }
 
-    fn scan(&mut self, _root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
+        let paths = request.paths;
         let mut snapshot = AnalysisSnapshot {
             analyzer: self.key.clone(),
             paths: paths.to_vec(),
@@ -235,9 +236,9 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Blocking<A> {
         self.inner.handles(path)
     }
 
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
         self.gate.pass();
-        self.inner.scan(root, paths)
+        self.inner.scan(request)
     }
 
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
@@ -284,12 +285,12 @@ impl<A: WaveAnalyzer> WaveAnalyzer for Counting<A> {
         self.inner.handles(path)
     }
 
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
         self.scans
             .lock()
             .expect("scans")
-            .push((self.inner.key().to_string(), paths.to_vec()));
-        self.inner.scan(root, paths)
+            .push((self.inner.key().to_string(), request.paths.to_vec()));
+        self.inner.scan(request)
     }
 
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {

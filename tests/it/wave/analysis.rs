@@ -7,7 +7,7 @@ use crate::support::wave::{
     Counting, FakeAnalyzer, FakeFs, FakePolicies, Run, appended, real, run_batch, write_step,
 };
 use crate::support::{TestRepo, set};
-use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, WaveAnalyzer};
+use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, ScanRequest, WaveAnalyzer};
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_wave::{AnalysisCoordinator, AnalysisSetupError, AnalyzerRequest};
 use std::path::Path;
@@ -167,8 +167,8 @@ impl WaveAnalyzer for RuleLess {
         self.0.handles(path)
     }
 
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
-        self.0.scan(root, paths)
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
+        self.0.scan(request)
     }
 
     fn has_rules(&self) -> bool {

@@ -2,15 +2,13 @@
 //! it, with edit hints for incremental re-analysis, the findings of a file's earlier text, and
 //! its held trees.
 
-use super::WaveAnalyzer;
+use super::{ScanRequest, WaveAnalyzer};
 use crate::cache::tree_cache::TreeCacheStats;
-use crate::incremental::EditHint;
 use crate::rules::language_of;
 use crate::scan::Analyzer;
 use crate::snapshot::AnalysisSnapshot;
 use crate::snapshot::finding::Finding;
 use pi_native_hooks_config::AnalyzerKey;
-use std::path::Path;
 use std::sync::Arc;
 
 impl WaveAnalyzer for Analyzer {
@@ -22,17 +20,9 @@ impl WaveAnalyzer for Analyzer {
         language_of(path).is_some()
     }
 
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot> {
-        Analyzer::scan(self, root, paths)
-    }
-
-    fn scan_edited(
-        &mut self,
-        root: &Path,
-        paths: &[String],
-        edits: &[(String, EditHint)],
-    ) -> Arc<AnalysisSnapshot> {
-        Analyzer::scan_edited(self, root, paths, edits)
+    /// With edit hints, a held tree is re-parsed around the edit they locate.
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot> {
+        Analyzer::scan_edited(self, request.root, request.paths, request.edits)
     }
 
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {

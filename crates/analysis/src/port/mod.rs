@@ -17,25 +17,38 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// One scan a wave asks of an analyzer: the changed paths it handles, under the root they are
+/// relative to, and what an `edit` call replaced in some of them.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanRequest<'a> {
+    /// The repository (or scan) root.
+    pub root: &'a Path,
+    /// The paths to analyze, relative to `root`.
+    pub paths: &'a [String],
+    /// For some of the paths, the text an `edit` call replaced: an analyzer that re-analyzes
+    /// incrementally locates the edit with it; one that cannot use it ignores it.
+    pub edits: &'a [(String, EditHint)],
+}
+
+impl<'a> ScanRequest<'a> {
+    /// `paths` under `root`, without edit hints.
+    pub fn new(root: &'a Path, paths: &'a [String]) -> Self {
+        Self {
+            root,
+            paths,
+            edits: &[],
+        }
+    }
+}
+
 /// An analyzer the wave can run: one key, the paths it understands, one scan per call.
 pub trait WaveAnalyzer: Send {
     /// The analyzer key, e.g. `ast-grep:personal`.
     fn key(&self) -> &AnalyzerKey;
     /// Whether `path` (relative) is something this analyzer reads.
     fn handles(&self, path: &str) -> bool;
-    /// Analyzes `paths` under `root` once.
-    fn scan(&mut self, root: &Path, paths: &[String]) -> Arc<AnalysisSnapshot>;
-    /// [`scan`](Self::scan), told which text an `edit` call replaced in some of the files; an
-    /// analyzer that cannot use the hints ignores them.
-    fn scan_edited(
-        &mut self,
-        root: &Path,
-        paths: &[String],
-        edits: &[(String, EditHint)],
-    ) -> Arc<AnalysisSnapshot> {
-        let _ = edits;
-        self.scan(root, paths)
-    }
+    /// Analyzes the request's paths once.
+    fn scan(&mut self, request: &ScanRequest<'_>) -> Arc<AnalysisSnapshot>;
     /// The findings of `bytes` as the content of `path` (what the file held before the wave),
     /// or `None` when they cannot be judged; the wave then counts every finding in the file as
     /// new.

@@ -123,61 +123,44 @@ impl Fake {
     }
 }
 
+/// A request of the tests' own, named `$method`.
+macro_rules! request {
+    ($name:ident, $method:literal, $params:ty, $result:ty) => {
+        impl Request for $name {
+            type Params = $params;
+            type Result = $result;
+            const METHOD: &'static str = $method;
+        }
+    };
+}
+
 /// The text the fake server holds for a document.
 enum TextOf {}
-impl Request for TextOf {
-    type Params = Url;
-    type Result = Option<String>;
-    const METHOD: &'static str = "test/text";
-}
+request!(TextOf, "test/text", Url, Option<String>);
 
 /// Never answered.
 enum Never {}
-impl Request for Never {
-    type Params = ();
-    type Result = ();
-    const METHOD: &'static str = "test/never";
-}
+request!(Never, "test/never", (), ());
 
 /// Answered with more output than the client's budget.
 enum Flood {}
-impl Request for Flood {
-    type Params = usize;
-    type Result = ();
-    const METHOD: &'static str = "test/flood";
-}
+request!(Flood, "test/flood", usize, ());
 
 /// Makes the fake server ask the client a request, and answers with the client's answer.
 enum Ask {}
-impl Request for Ask {
-    type Params = String;
-    type Result = serde_json::Value;
-    const METHOD: &'static str = "test/ask";
-}
+request!(Ask, "test/ask", String, serde_json::Value);
 
 /// Ends the fake server.
 enum Hang {}
-impl Request for Hang {
-    type Params = ();
-    type Result = ();
-    const METHOD: &'static str = "test/quit";
-}
+request!(Hang, "test/quit", (), ());
 
 /// A request the fake server does not know.
 enum Missing {}
-impl Request for Missing {
-    type Params = ();
-    type Result = ();
-    const METHOD: &'static str = "test/missing";
-}
+request!(Missing, "test/missing", (), ());
 
 /// A request of the server's own the client does not know.
 enum Unknown {}
-impl Request for Unknown {
-    type Params = ();
-    type Result = serde_json::Value;
-    const METHOD: &'static str = "test/unknown";
-}
+request!(Unknown, "test/unknown", (), serde_json::Value);
 
 fn fake_router(fake: Fake) -> Router<Fake> {
     let mut router = Router::new(fake);
@@ -378,29 +361,31 @@ async fn server_text(server: &LanguageServer, path: &str) -> Option<String> {
     .expect("the fake server answers")
 }
 
-#[tokio::test]
-async fn pull_mode_declares_pull_diagnostics_and_passes_the_launch_options() {
-    let (_server, seen) = session(Behaviour::default(), DiagnosticMode::Pull, 1 << 20).await;
+/// The text document capabilities and initialization options a session in `mode` declares.
+async fn declared(
+    mode: DiagnosticMode,
+) -> (TextDocumentClientCapabilities, Option<serde_json::Value>) {
+    let (_server, seen) = session(Behaviour::default(), mode, 1 << 20).await;
     let seen = lock(&seen);
     let text = seen
         .capabilities
         .as_ref()
-        .and_then(|c| c.text_document.as_ref())
+        .and_then(|c| c.text_document.clone())
         .expect("text document capabilities");
+    (text, seen.options.clone())
+}
+
+#[tokio::test]
+async fn pull_mode_declares_pull_diagnostics_and_passes_the_launch_options() {
+    let (text, options) = declared(DiagnosticMode::Pull).await;
     assert!(text.diagnostic.is_some());
     assert!(text.publish_diagnostics.is_none());
-    assert_eq!(seen.options, Some(serde_json::json!({ "told": true })));
+    assert_eq!(options, Some(serde_json::json!({ "told": true })));
 }
 
 #[tokio::test]
 async fn push_mode_declares_versioned_pushes() {
-    let (_server, seen) = session(Behaviour::default(), DiagnosticMode::Push, 1 << 20).await;
-    let seen = lock(&seen);
-    let text = seen
-        .capabilities
-        .as_ref()
-        .and_then(|c| c.text_document.as_ref())
-        .expect("text document capabilities");
+    let (text, _) = declared(DiagnosticMode::Push).await;
     assert!(text.diagnostic.is_none());
     assert_eq!(
         text.publish_diagnostics

@@ -75,6 +75,28 @@ impl Starter {
     }
 }
 
+/// `key`'s server made ready by `start`, or why not.
+async fn ready(
+    pool: &mut ServerPool<&'static str, Fake>,
+    key: &'static str,
+    start: impl FnOnce() -> BoxFuture<'static, Result<Fake, ServerError>>,
+) -> Result<(), NoServer> {
+    pool.ready(&key, start, deadline()).await.map(|_| ())
+}
+
+/// A start that finishes when `release` is notified, then runs `started`.
+fn gated(
+    release: Arc<tokio::sync::Notify>,
+    started: impl FnOnce() + Send + 'static,
+) -> BoxFuture<'static, Result<Fake, ServerError>> {
+    async move {
+        release.notified().await;
+        started();
+        Ok(Fake(Arc::new(Probe::default())))
+    }
+    .boxed()
+}
+
 fn failing() -> BoxFuture<'static, Result<Fake, ServerError>> {
     async {
         Err(ServerError::Spawn {
@@ -117,23 +139,13 @@ async fn a_server_starts_when_first_needed_and_is_reused() {
 async fn the_least_recently_used_server_stops_to_make_room() {
     let mut pool = ServerPool::new(Handle::current(), LIMITS);
     let starter = Starter::default();
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("a");
+    ready(&mut pool, "a", starter.start()).await.expect("a");
     let a = starter.last();
-    pool.ready(&"b", starter.start(), deadline())
+    ready(&mut pool, "b", starter.start()).await.expect("b");
+    ready(&mut pool, "a", starter.start())
         .await
-        .map(|_| ())
-        .expect("b");
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
         .expect("a again");
-    pool.ready(&"c", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("c");
+    ready(&mut pool, "c", starter.start()).await.expect("c");
     assert!(matches!(
         pool.state(&"b"),
         Some(ServerState::Stopped { restarts: 0 })
@@ -146,9 +158,8 @@ async fn the_least_recently_used_server_stops_to_make_room() {
     assert!(!a.shut_down.load(Ordering::Relaxed));
     assert_eq!(pool.running().count(), 2);
     // b starts again when needed, stopping a (now the least recently used).
-    pool.ready(&"b", starter.start(), deadline())
+    ready(&mut pool, "b", starter.start())
         .await
-        .map(|_| ())
         .expect("b again");
     tokio::task::yield_now().await;
     assert!(
@@ -163,14 +174,10 @@ async fn the_least_recently_used_server_stops_to_make_room() {
 async fn a_server_that_stops_is_restarted_once_then_degraded() {
     let mut pool = ServerPool::new(Handle::current(), LIMITS);
     let starter = Starter::default();
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("a");
+    ready(&mut pool, "a", starter.start()).await.expect("a");
     *starter.last().crashed.lock().expect("probe") = Some("crashed".to_owned());
-    pool.ready(&"a", starter.start(), deadline())
+    ready(&mut pool, "a", starter.start())
         .await
-        .map(|_| ())
         .expect("restarted");
     assert_eq!(restarts_of(&pool, "a"), Some(1));
     assert_eq!(pool.take_retired(), ["a"]);
@@ -194,11 +201,7 @@ async fn a_server_that_stops_is_restarted_once_then_degraded() {
 #[tokio::test]
 async fn a_server_that_fails_to_start_twice_is_degraded() {
     let mut pool: ServerPool<&'static str, Fake> = ServerPool::new(Handle::current(), LIMITS);
-    let first = pool
-        .ready(&"a", failing, deadline())
-        .await
-        .map(|_| ())
-        .expect_err("fails");
+    let first = ready(&mut pool, "a", failing).await.expect_err("fails");
     assert_eq!(
         first,
         NoServer::Unavailable("could not start server: not found".to_owned())
@@ -207,17 +210,9 @@ async fn a_server_that_fails_to_start_twice_is_degraded() {
         pool.state(&"a"),
         Some(ServerState::Stopped { restarts: 1 })
     ));
-    let second = pool
-        .ready(&"a", failing, deadline())
-        .await
-        .map(|_| ())
-        .expect_err("fails");
+    let second = ready(&mut pool, "a", failing).await.expect_err("fails");
     assert_eq!(second, first);
-    let NoServer::Unavailable(reason) = pool
-        .ready(&"a", failing, deadline())
-        .await
-        .map(|_| ())
-        .expect_err("degraded")
+    let NoServer::Unavailable(reason) = ready(&mut pool, "a", failing).await.expect_err("degraded")
     else {
         panic!("not unavailable");
     };
@@ -233,13 +228,9 @@ async fn a_start_slower_than_the_callers_deadline_is_kept_for_the_next_call() {
     let release = Arc::new(tokio::sync::Notify::new());
     let starts = Arc::new(AtomicUsize::new(0));
     let slow = |release: Arc<tokio::sync::Notify>, starts: Arc<AtomicUsize>| {
-        move || -> BoxFuture<'static, Result<Fake, ServerError>> {
+        move || {
             starts.fetch_add(1, Ordering::Relaxed);
-            async move {
-                release.notified().await;
-                Ok(Fake(Arc::new(Probe::default())))
-            }
-            .boxed()
+            gated(release, || {})
         }
     };
     let now = tokio::time::Instant::now() + Duration::from_millis(20);
@@ -288,10 +279,7 @@ async fn a_start_past_its_timeout_counts_as_a_failed_start() {
 async fn a_server_over_its_memory_budget_is_killed_and_degraded_with_the_figure() {
     let mut pool = ServerPool::new(Handle::current(), LIMITS);
     let starter = Starter::default();
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("a");
+    ready(&mut pool, "a", starter.start()).await.expect("a");
     let probe = starter.last();
     probe.memory.store(100 * 1024 * 1024, Ordering::Relaxed);
     assert!(
@@ -315,10 +303,7 @@ async fn a_server_over_its_memory_budget_is_killed_and_degraded_with_the_figure(
 async fn a_server_asked_to_restart_later_starts_again_when_needed() {
     let mut pool = ServerPool::new(Handle::current(), LIMITS);
     let starter = Starter::default();
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("a");
+    ready(&mut pool, "a", starter.start()).await.expect("a");
     let first = starter.last();
     pool.restart_later(&"a");
     tokio::task::yield_now().await;
@@ -327,10 +312,7 @@ async fn a_server_asked_to_restart_later_starts_again_when_needed() {
         pool.state(&"a"),
         Some(ServerState::Stopped { restarts: 0 })
     ));
-    pool.ready(&"a", starter.start(), deadline())
-        .await
-        .map(|_| ())
-        .expect("again");
+    ready(&mut pool, "a", starter.start()).await.expect("again");
     assert_eq!(starter.starts(), 2);
 }
 
@@ -341,19 +323,9 @@ async fn servers_stop_with_the_pool() {
     let abandoned = Arc::new(AtomicBool::new(true));
     {
         let mut pool = ServerPool::new(Handle::current(), LIMITS);
-        pool.ready(&"a", starter.start(), deadline())
-            .await
-            .map(|_| ())
-            .expect("a");
+        ready(&mut pool, "a", starter.start()).await.expect("a");
         let (release, abandoned) = (Arc::clone(&release), Arc::clone(&abandoned));
-        let slow = move || -> BoxFuture<'static, Result<Fake, ServerError>> {
-            async move {
-                release.notified().await;
-                abandoned.store(false, Ordering::Relaxed);
-                Ok(Fake(Arc::new(Probe::default())))
-            }
-            .boxed()
-        };
+        let slow = move || gated(release, move || abandoned.store(false, Ordering::Relaxed));
         let soon = tokio::time::Instant::now() + Duration::from_millis(10);
         assert_eq!(
             pool.ready(&"b", slow, soon).await.map(|_| ()),

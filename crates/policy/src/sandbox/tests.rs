@@ -13,15 +13,7 @@ fn a_panic_inside_the_interpreter_is_contained() {
         RunError::Panic("boom inside rhai".to_owned())
     );
     // The thread-local call state was restored: the next call works normally.
-    let ast = sandbox.compile("fn f() { 41 + 1 }").unwrap();
-    assert_eq!(
-        sandbox
-            .call(&ast, "f", (), &CancelToken::new())
-            .result
-            .unwrap()
-            .as_int(),
-        Ok(42)
-    );
+    assert_eq!(run(&sandbox, "fn f() { 41 + 1 }").unwrap().as_int(), Ok(42));
 }
 
 #[test]
@@ -249,17 +241,8 @@ fn const_mutation_does_not_panic() {
     let sandbox = Sandbox::default();
     let result = run(&sandbox, "fn f() { const Y = #{a: 1}; Y.a = 2; Y.a }");
     assert!(!matches!(result, Err(RunError::Panic(_))), "{result:?}");
-    let ast = sandbox
-        .compile("const Y = #{a: 1}; Y.a = 2; fn f() { 1 }")
-        .unwrap();
-    assert_eq!(
-        sandbox
-            .call(&ast, "f", (), &CancelToken::new())
-            .result
-            .unwrap()
-            .as_int(),
-        Ok(1)
-    );
+    let result = run(&sandbox, "const Y = #{a: 1}; Y.a = 2; fn f() { 1 }");
+    assert_eq!(result.unwrap().as_int(), Ok(1));
 }
 
 #[test]

@@ -186,30 +186,7 @@ impl Baseline {
     /// An unknown baseline stays unknown under a path-limited snapshot: the gap is reported at the
     /// next full one, and evidence only comes from waves with a full baseline (`bash`).
     pub(crate) fn catch_up(&mut self, before: &WorkspaceObservation) -> Drift {
-        match (&mut *self, before) {
-            (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
-            | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
-            (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
-                let drift = Drift::Unknown(gap(reason));
-                *self = Baseline::Known(next.clone());
-                drift
-            }
-            (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
-                format!("the workspace snapshot before a wave failed: {reason}"),
-            ),
-            (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
-                let drift = record.drift_to(next);
-                *record = next.clone();
-                drift
-            }
-            (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
-                let drift = record.drift_within(partial);
-                match record.patch(partial) {
-                    Ok(()) => drift,
-                    Err(moved) => self.lose(moved.to_string()),
-                }
-            }
-        }
+        self.fold(before, "before", false)
     }
 
     /// After a wave: folds in the post-wave snapshot `after`. `before` is the wave's baseline
@@ -234,7 +211,15 @@ impl Baseline {
                     WorkspaceObservation::Partial(_)
                 )
         );
-        match (&mut *self, after) {
+        self.fold(after, "after", caught_up)
+    }
+
+    /// Moves the baseline to `observation`, taken `when` (`before` or `after`) a wave, and
+    /// returns what changed from the baseline to it — nothing when the two were `compared`
+    /// already. A full snapshot replaces the baseline, a path-limited one patches it on its paths;
+    /// one that failed loses it.
+    fn fold(&mut self, observation: &WorkspaceObservation, when: &str, compared: bool) -> Drift {
+        match (&mut *self, observation) {
             (Baseline::Unknown { .. }, WorkspaceObservation::Unavailable { .. })
             | (Baseline::Unknown { .. }, WorkspaceObservation::Partial(_)) => Drift::None,
             (Baseline::Unknown { reason }, WorkspaceObservation::Full(next)) => {
@@ -243,10 +228,10 @@ impl Baseline {
                 drift
             }
             (Baseline::Known(_), WorkspaceObservation::Unavailable { reason }) => self.lose(
-                format!("the workspace snapshot after a wave failed: {reason}"),
+                format!("the workspace snapshot {when} a wave failed: {reason}"),
             ),
             (Baseline::Known(record), WorkspaceObservation::Full(next)) => {
-                let drift = if caught_up {
+                let drift = if compared {
                     Drift::None
                 } else {
                     record.drift_to(next)
@@ -255,7 +240,7 @@ impl Baseline {
                 drift
             }
             (Baseline::Known(record), WorkspaceObservation::Partial(partial)) => {
-                let drift = if caught_up {
+                let drift = if compared {
                     Drift::None
                 } else {
                     record.drift_within(partial)

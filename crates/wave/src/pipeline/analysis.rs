@@ -13,8 +13,8 @@
 //! [`DiagnosticPolicies`], so the coordinator knows neither, and tests can count scans.
 
 use pi_native_hooks_analysis::{
-    AnalysisSnapshot, AnalyzerKey, EditHint, PolicyDiagnostic, SkipReason, TreeCacheStats,
-    WaveAnalyzer,
+    AnalysisSnapshot, AnalyzerKey, EditHint, PolicyDiagnostic, ScanRequest, SkipReason,
+    TreeCacheStats, WaveAnalyzer,
 };
 use pi_native_hooks_base::CancelToken;
 use pi_native_hooks_base::{PolicyId, SharedText};
@@ -74,15 +74,16 @@ pub struct AnalyzerRun {
 }
 
 impl AnalyzerRun {
-    /// The run of `request` that produced `snapshot`, with the interested policies run over it and
-    /// the findings none of them consumed.
+    /// The run of `request` in which `analyzer` produced `snapshot`, with the interested policies
+    /// run over it and the findings none of them consumed.
     fn of(
         request: AnalyzerRequest,
         snapshot: Arc<AnalysisSnapshot>,
-        trees: Option<TreeCacheStats>,
+        analyzer: &dyn WaveAnalyzer,
         policies: &dyn DiagnosticPolicies,
         cancel: &CancelToken,
     ) -> Self {
+        let trees = analyzer.tree_cache_stats();
         let policies = policies.evaluate(&snapshot, cancel);
         let unreported = unreported_diagnostics(&policies, &snapshot);
         Self {
@@ -351,14 +352,8 @@ impl AnalysisCoordinator {
                     .into_iter()
                     .collect(),
             };
-            let trees = analyzer.tree_cache_stats();
-            runs.push(AnalyzerRun::of(
-                request,
-                snapshot,
-                trees,
-                &*self.policies,
-                cancel,
-            ));
+            let run = AnalyzerRun::of(request, snapshot, &**analyzer, &*self.policies, cancel);
+            runs.push(run);
         }
         WaveAnalysis { runs }
     }
@@ -388,15 +383,13 @@ impl AnalysisCoordinator {
                 .filter(|(path, _)| request.paths.contains(path))
                 .cloned()
                 .collect();
-            let snapshot = analyzer.scan_edited(root, &paths, &hints);
-            let trees = analyzer.tree_cache_stats();
-            runs.push(AnalyzerRun::of(
-                request,
-                snapshot,
-                trees,
-                &*self.policies,
-                cancel,
-            ));
+            let snapshot = analyzer.scan(&ScanRequest {
+                root,
+                paths: &paths,
+                edits: &hints,
+            });
+            let run = AnalyzerRun::of(request, snapshot, &**analyzer, &*self.policies, cancel);
+            runs.push(run);
         }
         WaveAnalysis { runs }
     }

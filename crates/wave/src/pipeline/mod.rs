@@ -453,17 +453,12 @@ async fn changes<W: SnapshotSource>(
     }
     let unknown = |failure: BaselineFailure, failures: &mut Vec<CoordinatorFailure>| {
         let reason = failure.to_string();
+        let change = format!("no baseline snapshot: {reason}");
         failures.push(CoordinatorFailure::Baseline {
             wave: plan.wave,
-            reason: reason.clone(),
+            reason,
         });
-        (
-            ChangeSet::Unknown {
-                reason: format!("no baseline snapshot: {reason}"),
-            },
-            0,
-            (None, None),
-        )
+        (ChangeSet::Unknown { reason: change }, 0, (None, None))
     };
     let (before, coverage) = match baseline {
         None if executed.is_empty() => {
@@ -480,17 +475,12 @@ async fn changes<W: SnapshotSource>(
         Ok((paths, after)) => (ChangeSet::Paths(paths), 2, (Some(before), Some(after))),
         Err(failure) => {
             let message = failure.to_string();
+            let reason = format!("post-wave snapshot failed: {message}");
             failures.push(CoordinatorFailure::PostSnapshot {
                 wave: plan.wave,
-                message: message.clone(),
+                message,
             });
-            (
-                ChangeSet::Unknown {
-                    reason: format!("post-wave snapshot failed: {message}"),
-                },
-                1,
-                (Some(before), None),
-            )
+            (ChangeSet::Unknown { reason }, 1, (Some(before), None))
         }
     }
 }
