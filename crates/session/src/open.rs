@@ -12,9 +12,9 @@ use crate::gate::worker::{GateState, Verifier};
 use crate::state::TypeCheckStatus;
 use crate::status::ConfigStatus;
 use pi_native_hooks_analysis::{ScanLimits, WaveAnalyzer};
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::Settings;
-use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_typescript::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
 use pi_native_hooks_verification::{GateConfig, VerificationGate};
 use pi_native_hooks_wave::{

@@ -6,7 +6,7 @@
 use crate::support::cli::cli;
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_cli::ExitStatus;
-use pi_native_hooks_setup::doctor;
+use pi_native_hooks_compose::doctor;
 use serde_json::Value;
 
 const SGCONFIG: &str = "ruleDirs:\n  - rules\n";

@@ -6,6 +6,7 @@ use crate::support::gate::{Session as GateSession, success, write_call};
 use crate::support::snapshot::{assert_snapshot, redact};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_analysis::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES};
+use pi_native_hooks_compose::doctor;
 use pi_native_hooks_config::settings::{
     BlockLimits, DEFAULT_BLOCK_MAX_TOKENS, ExitCodeSource, KeyFault, LoadedSettings, ResultField,
     ResultPart, Settings, SettingsOrigin, SettingsProblem, load_settings_at,
@@ -13,7 +14,6 @@ use pi_native_hooks_config::settings::{
 use pi_native_hooks_config::trust::TrustError;
 use pi_native_hooks_delivery::RenderLimits;
 use pi_native_hooks_session::{Session, SessionOptions, footer};
-use pi_native_hooks_setup::doctor;
 use pi_native_hooks_verification::{
     CallOutcome, DEFAULT_CONTINUATION_CAP, GateConfig, ObservedCall, RequirementState,
     VerificationGate,

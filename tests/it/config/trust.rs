@@ -14,10 +14,10 @@ use crate::support::config_root::{
 };
 use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_cli::ExitStatus;
+use pi_native_hooks_compose::doctor;
 use pi_native_hooks_config::trust::{TrustError, TrustedDir, check_dir};
 use pi_native_hooks_config::{ConfigProblem, ConfigSource, DirFault};
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource};
-use pi_native_hooks_setup::doctor;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;

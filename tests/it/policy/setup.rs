@@ -5,11 +5,11 @@
 
 use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
+use pi_native_hooks_compose::{PolicyHealth, doctor};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
 use pi_native_hooks_policy::run_fixtures;
 use pi_native_hooks_policy::{InitContent, InitEntry, InitPlan};
-use pi_native_hooks_setup::{PolicyHealth, doctor};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 

@@ -8,10 +8,10 @@ use crate::support::cli::cli;
 use crate::support::config_root::build_no_bang_root_at as config_root;
 use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_cli::ExitStatus;
+use pi_native_hooks_compose::doctor;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::trust::{TrustError, TrustedFile, check_dir};
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource};
-use pi_native_hooks_setup::doctor;
 use std::path::Path;
 
 fn me() -> u32 {

@@ -120,7 +120,7 @@ impl Session {
     pub async fn doctor_text(&self) -> String {
         let root = self.options.config_root.clone();
         let report = pi_native_hooks_base::run_blocking(move || {
-            pi_native_hooks_setup::doctor(&root).to_string()
+            pi_native_hooks_compose::doctor(&root).to_string()
         })
         .await
         .unwrap_or_else(|error| format!("the config root could not be examined: {error}\n"));

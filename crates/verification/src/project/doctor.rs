@@ -9,8 +9,8 @@ use crate::project::{MatchedPolicy, ProjectProblem, match_projects};
 use pi_native_hooks_base::Escaped;
 use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_base::relative_to;
+use pi_native_hooks_compose::{DoctorReport, examine};
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
-use pi_native_hooks_setup::{DoctorReport, examine};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
