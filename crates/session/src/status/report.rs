@@ -8,13 +8,13 @@
 //! terminal.
 
 use crate::state::Session;
-use crate::state::TypeCheckStatus;
 use crate::status::{
     AnalyzerStatus, ConfigHealth, HooksStatus, RequirementStatus, SettingsStatus,
     VerificationStatus,
 };
 use pi_native_hooks_analysis::TreeCacheStats;
 use pi_native_hooks_base::{escape, escape_lines};
+use pi_native_hooks_compose::TypeCheck;
 use pi_native_hooks_typescript::{ProjectState, TypeScriptStatus};
 use pi_native_hooks_verification::Timestamp;
 use pi_native_hooks_wave::{LaneStores, WaveCoordinator, WaveTotals};
@@ -106,8 +106,8 @@ impl Session {
     /// The type check's latest status; off, with the reason, when the settings turn it off.
     fn typescript_status(&self) -> Option<TypeScriptStatus> {
         match self.typescript.as_ref()? {
-            TypeCheckStatus::On(handle) => Some(handle.get()),
-            TypeCheckStatus::Disabled => Some(TypeScriptStatus {
+            TypeCheck::On(handle) => Some(handle.get()),
+            TypeCheck::Disabled => Some(TypeScriptStatus {
                 disabled: Some("[typescript] enabled = false in settings.toml".to_owned()),
                 ..TypeScriptStatus::default()
             }),
