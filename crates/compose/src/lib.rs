@@ -5,17 +5,14 @@
 //! [`LoadedConfig::wave_analyzers`] puts together (`analyzers`).
 //!
 //! It sits right of `analysis`, `typescript` and `policy` in the data flow (it puts them
-//! together), which is why it is not a part of `config`, the module all of them read from. The
-//! doctor, which reports on a loaded config root, lives here for the same reason.
+//! together), which is why it is not a part of `config`, the module all of them read from.
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
 
 mod analyzers;
-mod doctor;
 
 pub use analyzers::{TypeCheck, WaveAnalyzers};
-pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};
 
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
 use pi_native_hooks_analysis::{RuleSet, load_rules};

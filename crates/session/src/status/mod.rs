@@ -7,6 +7,8 @@
 //! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
 //! text; whoever renders it for a terminal escapes it ([`pi_native_hooks_base::text`]).
 
+mod doctor;
+pub(crate) mod render;
 pub(crate) mod report;
 
 use pi_native_hooks_analysis::{AnalyzerKey, TreeCacheStats};
