@@ -88,8 +88,8 @@ impl Session {
     }
 
     /// The settings file as loaded: where it came from, the values in force (before the test
-    /// overrides) and its problems. The binding reads where each shell tool reports its exit
-    /// code here.
+    /// overrides) and its problems. A tool result's exit code is read where they say its tool
+    /// reports it ([`Session::tool_result_of`]).
     pub fn settings(&self) -> &LoadedSettings {
         &self.settings
     }

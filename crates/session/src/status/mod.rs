@@ -1,4 +1,4 @@
-//! The status model behind `/hooks-status` (the binding renders it): config root health, the
+//! The status model behind `/hooks-status` (`render` renders it): config root health, the
 //! loaded policies with their digests and load errors, the settings in force with the settings
 //! file's problems, the project, the workspace revision, each
 //! requirement's state with its required revision, last success, active waiver, last failure and
