@@ -213,3 +213,30 @@ fn names_from_the_file_system_are_escaped_in_the_analyzers_section() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_repository_path_with_control_characters_is_escaped() {
+    let parent = tempfile::tempdir().expect("tempdir");
+    let repo = parent
+        .path()
+        .join("repo\n  ast-grep:builtin: 0 rule(s)\u{1b}[2J");
+    std::fs::create_dir(&repo).expect("mkdir");
+    crate::support::git(&repo, &["init", "-q"]);
+    write(&repo, "src/a.ts", "export const a = 1;\n");
+    let root = ConfigRoot::builtin();
+    let (_, stdout, stderr) = doctor_cli(root.path(), &repo.join("src"), None);
+    let all = format!("{stdout}{stderr}");
+    assert!(!all.contains('\u{1b}'), "a raw escape: {all:?}");
+    let section = analyzers_section(&stdout);
+    assert_eq!(
+        section.lines().count(),
+        3,
+        "one line per analyzer: {section}"
+    );
+    assert!(
+        section.contains(
+            "repo\\n  ast-grep:builtin: 0 rule(s)\\u{1b}[2J/src (no tsconfig.json or jsconfig.json at or above it, up to "
+        ) && section.ends_with("repo\\n  ast-grep:builtin: 0 rule(s)\\u{1b}[2J): only the files of a project below it are type-checked\n"),
+        "{section}"
+    );
+}
