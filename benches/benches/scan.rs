@@ -52,8 +52,8 @@ use pi_native_hooks_analysis::{Analyzer, EditHint, RuleSet, ScanLimits};
 use pi_native_hooks_benches::{
     Bound, Ratio, criterion_home, markdown_report, mean_estimate, report, write_figures,
 };
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
-use pi_native_hooks_setup::LoadedConfig;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;

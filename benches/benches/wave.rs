@@ -40,8 +40,8 @@ use pi_native_hooks_benches::{
     Bound, NoEstimate, Ratio, criterion_home, format_duration, markdown_report, mean_estimate,
     report, thousands, write_figures,
 };
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
-use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_wave::{
     AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
     SnapshotScope, ToolCallInfo, ToolResult, WaveConfig, WaveCoordinator,

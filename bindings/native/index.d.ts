@@ -56,8 +56,6 @@ export declare class HookSession {
    * engine feeds waves to the gate in `toolResult` and in the background.
    */
   takeStateEntries(): Array<PersistedEntry> | BindingError
-  /** The status model behind `/hooks-status` (as last published). */
-  status(): SessionStatus | BindingError
   /** The status as `/hooks-status` prints it (as last published, escaped). */
   statusText(): string | BindingError
   /** The footer (as last published): its line and the data behind it. */
@@ -95,29 +93,6 @@ export declare class HookSession {
   shutdown(): undefined | BindingError
 }
 
-/** One analyzer's timing and health. */
-export interface AnalyzerStatus {
-  /** The analyzer key, e.g. `ast-grep:personal`. */
-  key: string
-  /** Waves it ran in. */
-  runs: number
-  /** Its last run's duration, in microseconds. */
-  lastDurationMicros?: number
-  /** The sum of its runs' durations, in microseconds. */
-  totalDurationMicros: number
-  /** The last run's failure, if it failed. */
-  lastError?: string
-  /** The files its last run could not analyze, by name and reason. */
-  notAnalyzed: Array<NotAnalyzedFile>
-  /** Further files it could not analyze, not named. */
-  moreNotAnalyzed: number
-  /**
-   * What it holds for incremental re-analysis and how it analyzed files, as of its last run;
-   * absent for an analyzer that holds no trees.
-   */
-  trees?: HeldTrees
-}
-
 /**
  * An engine error returned as data: the extension turns it into a JS `Error` whose `code` is
  * [`ErrorCode`] (napi-rs gives a rejected promise no custom code).
@@ -153,67 +128,17 @@ export interface CliOptions {
 /** Where the configuration came from. */
 export type ConfigSource = 'active' | 'builtin' | 'absent' | 'untrusted'
 
-/** The configuration part of the status. */
-export interface ConfigStatus {
-  /** Where the policies came from. */
-  source: ConfigSource
-  /** The config root (absent for the built-in pack). */
-  root?: string
-  /** The failed trust check, for an untrusted root. */
-  trustError?: string
-  /** What to do when nothing is loaded. */
-  guidance?: string
-  /** The digest of the loaded policy files. */
-  registryDigest: string
-  /** The loaded policies. */
-  policies: Array<PolicyStatus>
-  /** The files that failed to load. */
-  loadErrors: Array<PolicyLoadError>
-}
-
 /**
  * A function of the addon JS calls: where a panic was caught, and (tests only) where the
  * `panicIn` option makes one happen. Each value is the name JS calls it by.
  */
-export type EntryPoint = 'openSession' | 'runCli' | 'restore' | 'turnStart' | 'turnEnd' | 'assistantMessage' | 'toolExecutionStart' | 'toolCall' | 'toolResult' | 'toolExecutionEnd' | 'beforeSettle' | 'waive' | 'takeStateEntries' | 'status' | 'statusText' | 'footer' | 'doctor' | 'initPlan' | 'initApply' | 'reload' | 'shutdown'
+export type EntryPoint = 'openSession' | 'runCli' | 'restore' | 'turnStart' | 'turnEnd' | 'assistantMessage' | 'toolExecutionStart' | 'toolCall' | 'toolResult' | 'toolExecutionEnd' | 'beforeSettle' | 'waive' | 'takeStateEntries' | 'statusText' | 'footer' | 'doctor' | 'initPlan' | 'initApply' | 'reload' | 'shutdown'
 
 /** What went wrong, as the JS error's `code`. */
 export type ErrorCode = 'PNH_CONFIG_ROOT' | 'PNH_INIT_FAILED' | 'PNH_RELOAD_FAILED' | 'PNH_PANIC'
 
-/** A counted success of the exact command. */
-export interface Evidence {
-  /** The call that ran it. */
-  toolCallId: string
-  /** The command. */
-  command: string
-  /** The project it ran for. */
-  project: ProjectIdentity
-  /** The registry digest it ran under. */
-  registryDigest: string
-  /** The revision it satisfied. */
-  requiredRevision: number
-  /** The workspace revision when it started. */
-  startedAtRevision: number
-  /** When it was recorded (ms since the Unix epoch). */
-  at: number
-}
-
 /** How Pi runs the tool calls of one assistant message. */
 export type ExecutionMode = 'parallel' | 'sequential'
-
-/** A counted failure of the exact command. */
-export interface FailedRun {
-  /** The call that ran it. */
-  toolCallId: string
-  /** The revision it was required at. */
-  requiredRevision: number
-  /** Its exit code, when reported. */
-  exitCode?: number
-  /** Whether the tool reported an error. */
-  isError: boolean
-  /** When it was recorded (ms since the Unix epoch). */
-  at: number
-}
 
 /** The footer (`ctx.ui.setStatus`): its line and the data behind it. */
 export interface Footer {
@@ -247,48 +172,6 @@ export interface Footer {
   panic?: string
 }
 
-/** The continuation cap. */
-export interface GateStatus {
-  /** Continuations allowed without progress. */
-  continuationCap: number
-  /** Continuations sent for the current outstanding set. */
-  continuationsWithoutProgress: number
-  /** The gate stopped forcing; outstanding checks stay pending. */
-  exhausted: boolean
-}
-
-/** What an analyzer holds for incremental re-analysis, and how it analyzed files so far. */
-export interface HeldTrees {
-  /** Files whose source text and syntax tree are held. */
-  heldFiles: number
-  /** Bytes charged for them. */
-  heldBytes: number
-  /** The budget (`analysis.tree_cache_bytes`). */
-  budgetBytes: number
-  /** Files evicted to stay within the budget. */
-  evictions: number
-  /** Files analyzed in full. */
-  fullAnalyses: number
-  /** Files re-analyzed incrementally. */
-  incrementalAnalyses: number
-}
-
-/** The engine's part of the status. */
-export interface HooksStatus {
-  /** The configuration and policies. */
-  config: ConfigStatus
-  /** The settings in force and the settings file's problems. */
-  settings: SettingsStatus
-  /** The verification gate. */
-  verification: VerificationStatus
-  /** Each analyzer's timing and health. */
-  analyzers: Array<AnalyzerStatus>
-  /** Waves the coordinator gave up on or could not snapshot. */
-  coordinatorFailures: Array<string>
-  /** Skipped state entries from the last restore. */
-  stateWarnings: Array<string>
-}
-
 /** What `/hooks-init` would do under the config root. */
 export interface InitPlan {
   /** The config root. */
@@ -314,22 +197,6 @@ export interface InitPlanEntry {
 /** Whether an init entry is a directory or a file. */
 export type InitPlanEntryKind = 'directory' | 'file'
 
-/** A policy that matched the project. */
-export interface MatchedProject {
-  /** The policy id. */
-  policy: string
-  /** The project it matched. */
-  project: ProjectIdentity
-}
-
-/** A file an analyzer could not analyze. */
-export interface NotAnalyzedFile {
-  /** The repository-relative path. */
-  path: string
-  /** Why, as the status shows it. */
-  reason: string
-}
-
 /**
  * Opens the hooks session for one Pi session. Loads the config root once (rules, policies,
  * settings, trust checks); an absent root gives a session over the built-in pack (no verification) whose status
@@ -345,97 +212,6 @@ export interface PersistedEntry {
   customType: string
   /** The entry's `data` (a versioned JSON record). */
   data: unknown
-}
-
-/** A policy's kind. */
-export type PolicyKind = 'diagnostic' | 'verification'
-
-/** A policy file that did not load. */
-export interface PolicyLoadError {
-  /** The file. */
-  path: string
-  /** What is wrong. */
-  message: string
-  /** The policy id it had before, when a reload degraded it. */
-  degradedFrom?: string
-}
-
-/** One loaded policy. */
-export interface PolicyStatus {
-  /** Its id. */
-  id: string
-  /** Its kind. */
-  kind: PolicyKind
-  /** Its file. */
-  path: string
-  /** The SHA-256 of its file, as the registry digest computes it. */
-  digest: string
-}
-
-/** A project as a verification policy identifies it. */
-export interface ProjectIdentity {
-  /** Its root directory. */
-  root: string
-  /** The manifest that names it (e.g. `package.json`). */
-  manifest: string
-  /** Its name in that manifest. */
-  name: string
-}
-
-/** A run of the exact command that did not count. */
-export interface Rejection {
-  /** The call that ran it. */
-  toolCallId: string
-  /** The workspace revision it ran at. */
-  revision: number
-  /** Why it did not count. */
-  reason: string
-  /** When it was recorded (ms since the Unix epoch). */
-  at: number
-}
-
-/** Which requirement: a policy's requirement id. */
-export interface RequirementKey {
-  /** The policy id. */
-  policy: string
-  /** The requirement id within it. */
-  id: string
-  /**
-   * The project directory (relative to the repository root) of a `PROJECT.manifests` glob's
-   * match; absent for a one-project policy.
-   */
-  instance?: string
-}
-
-/** Where a requirement stands. */
-export type RequirementState = 'inactive' | 'notRun' | 'passed' | 'failed' | 'stale' | 'waived' | 'unknown'
-
-/** One requirement. */
-export interface RequirementStatus {
-  /** Which requirement. */
-  key: RequirementKey
-  /** Its project. */
-  project: ProjectIdentity
-  /** The exact command. */
-  command: string
-  /** The directory the command must run in (absolute). */
-  dir: string
-  /** Its state. */
-  state: RequirementState
-  /** The revision the command must run at or after. */
-  requiredRevision?: number
-  /** The last counted success (possibly for an older revision). */
-  lastSuccess?: Evidence
-  /** The waiver covering it now. */
-  waiver?: WaiverStatus
-  /** The last counted failure. */
-  lastFailure?: FailedRun
-  /** The last run of the exact command that did not count. */
-  lastRejection?: Rejection
-  /** Why it is unknown, when it is. */
-  unknownReason?: string
-  /** Why no loaded policy backs it now, when that is so. */
-  detached?: string
 }
 
 /** What restoring a branch did. */
@@ -491,59 +267,6 @@ export interface SessionOptions {
   panicIn?: EntryPoint
 }
 
-/** Everything `/hooks-status` shows. */
-export interface SessionStatus {
-  /** True when a config root was loaded. */
-  active: boolean
-  /** What to do when the hooks are inactive or idle. */
-  guidance?: string
-  /** Config, policies, verification, analyzers, coordinator failures, state warnings. */
-  hooks: HooksStatus
-  /** Rule files that did not load. */
-  ruleProblems: Array<string>
-  /**
-   * Policies that failed while running, each naming its file and the reason; most recent
-   * last.
-   */
-  policyFailures: Array<string>
-  /** Wave totals; `totals.scans` counts analyzer runs. */
-  totals: WaveTotals
-  /** The workspace watcher behind whole-worktree (`bash`) snapshots, when the session has one. */
-  watcher?: WatcherStatus
-  /**
-   * Why the session stopped (`engine panicked in <method>: <message>`), once a panic stopped
-   * it; the rest is then the status as last read before the panic.
-   */
-  panic?: string
-}
-
-/**
- * The settings in force (the settings file's, or the defaults, with the test options applied)
- * and what was wrong with the file.
- */
-export interface SettingsStatus {
-  /** The settings file read, when one exists. */
-  file?: string
-  /** Where the values come from, as text. */
-  origin: string
-  /** `verification.continuation_cap`. */
-  continuationCap: number
-  /** `waves.timeout_ms`. */
-  waveTimeoutMs: number
-  /** `diagnostic_block.max_tokens`. */
-  blockMaxTokens: number
-  /** `diagnostic_block.max_line_chars`. */
-  blockMaxLineChars: number
-  /** `analysis.tree_cache_bytes`: the held-tree budget of the session's analyzer, in bytes. */
-  treeCacheBytes: number
-  /** `tools.read_only`: the tools declared read-only besides Pi's read-only built-ins. */
-  readOnlyTools: Array<string>
-  /** `[[tools.shell]]`: the declared shell tools. */
-  shellTools: Array<ShellToolStatus>
-  /** The settings file's problems, each naming file, line and key. */
-  problems: Array<string>
-}
-
 /** What `agent_before_settle` should do. */
 export interface SettleResult {
   /**
@@ -562,14 +285,6 @@ export interface SettleResult {
   entries: Array<PersistedEntry>
 }
 
-/** One declared shell tool. */
-export interface ShellToolStatus {
-  /** The tool's name. */
-  name: string
-  /** Where its exit code is found (`field details.exit_code`, `pattern '…'`). */
-  exitCode: string
-}
-
 /**
  * One tool call: from an assistant message's `toolCall` block (`arguments`), or named by
  * `tool_execution_start` (`args`) or `tool_call` (`input`).
@@ -585,7 +300,8 @@ export interface ToolCall {
 
 /**
  * The fields of Pi's `tool_result` event the hooks read (Pi's event object is passed as it is;
- * its content stays in JS, where the patch is built).
+ * its content stays in JS, where the patch is built). The engine reads the exit code
+ * (`Session::tool_result_of`).
  */
 export interface ToolResultEvent {
   /** The call's id. */
@@ -620,22 +336,6 @@ export interface TsserverBridge {
   cli: string
 }
 
-/** The verification part of the status. */
-export interface VerificationStatus {
-  /** The project root (git root), when the session is in a git worktree. */
-  projectRoot?: string
-  /** The policies that matched the project. */
-  projects: Array<MatchedProject>
-  /** Why a policy could not be matched. */
-  projectProblems: Array<string>
-  /** The workspace. */
-  workspace: WorkspaceStatus
-  /** Every tracked requirement. */
-  requirements: Array<RequirementStatus>
-  /** The continuation cap. */
-  gate: GateStatus
-}
-
 /** What the waiver tool returns. */
 export interface WaiverResult {
   /** True when a waiver was recorded. */
@@ -644,73 +344,4 @@ export interface WaiverResult {
   message: string
   /** Entries to append. */
   entries: Array<PersistedEntry>
-}
-
-/** A waiver covering a requirement. */
-export interface WaiverStatus {
-  /** The waiver tool call. */
-  toolCallId: string
-  /** The agent's reason. */
-  reason: string
-  /** When it was recorded (ms since the Unix epoch). */
-  at: number
-}
-
-/** What the status says about the session's workspace watcher. */
-export interface WatcherStatus {
-  /**
-   * Whether it is watching now (`unarmed`: it re-arms at the next whole-worktree snapshot;
-   * `unavailable`: never in this session, see `unavailable`).
-   */
-  state: 'watching' | 'unarmed' | 'unavailable'
-  /** Directories watched, while watching. */
-  directories?: number
-  /** Why it cannot watch in this session, when `state` is `unavailable`. */
-  unavailable?: WatchFallback
-  /** Whole-worktree snapshots updated from the watcher's events. */
-  watched: number
-  /** Whole-worktree snapshots taken in full (the first one included). */
-  full: number
-  /** Why the latest full snapshot was taken. */
-  lastFallback?: WatchFallback
-}
-
-/** Why a whole-worktree snapshot was taken in full. */
-export interface WatchFallback {
-  /**
-   * A stable code: `baseline`, `overflow`, `too-many-paths`, `watch-limit`, `watcher-error`,
-   * `cookie-timeout`, `head-or-index`, `rules`, `unsupported`, `busy`, `non-utf8-name` or
-   * `staged-rename`.
-   */
-  code: string
-  /** What the status shows. */
-  message: string
-}
-
-/** Wave totals. */
-export interface WaveTotals {
-  /** Waves finished. */
-  waves: number
-  /** Of which mutating. */
-  mutatingWaves: number
-  /** Analyzer runs. */
-  scans: number
-  /** Files parsed. */
-  filesParsed: number
-  /** Files served from the content cache. */
-  filesCached: number
-  /** Diagnostics delivered. */
-  delivered: number
-  /** Coordinator failures. */
-  coordinatorFailures: number
-}
-
-/** The workspace as the gate last recorded it. */
-export interface WorkspaceStatus {
-  /** The branch's workspace revision. */
-  revision: number
-  /** The fingerprint of the last full snapshot, when the record is exact. */
-  fingerprint?: string
-  /** Why the workspace state is unknown, when it is. */
-  unknown?: string
 }

@@ -842,6 +842,4 @@ module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.ExecutionMode = nativeBinding.ExecutionMode
 module.exports.InitPlanEntryKind = nativeBinding.InitPlanEntryKind
 module.exports.openSession = nativeBinding.openSession
-module.exports.PolicyKind = nativeBinding.PolicyKind
-module.exports.RequirementState = nativeBinding.RequirementState
 module.exports.runCli = nativeBinding.runCli

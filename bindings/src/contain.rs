@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_value_passes_through() {
-        assert_eq!(contain(EntryPoint::Status, || 5), Ok(5));
+        assert_eq!(contain(EntryPoint::StatusText, || 5), Ok(5));
         assert_eq!(
             block_on(contain_async(EntryPoint::Doctor, async { 6 })),
             Ok(6)
@@ -256,7 +256,7 @@ mod tests {
 
     #[test]
     fn the_message_is_escaped_and_bounded() {
-        let caught = contain(EntryPoint::Status, || panic!("a\nb\u{1b}[31m"));
+        let caught = contain(EntryPoint::StatusText, || panic!("a\nb\u{1b}[31m"));
         assert!(
             caught
                 .expect_err("caught")
@@ -264,7 +264,7 @@ mod tests {
                 .starts_with("a\\nb\\u{1b}[31m (at "),
         );
         let long = "x".repeat(MESSAGE_CHARS + 5);
-        let caught = contain(EntryPoint::Status, || {
+        let caught = contain(EntryPoint::StatusText, || {
             std::panic::resume_unwind(Box::new(long))
         });
         assert_eq!(

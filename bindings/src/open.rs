@@ -7,7 +7,7 @@ use crate::session::HookSession;
 use crate::types::{BindingError, EntryPoint, ErrorCode, SessionOptions};
 use napi::Either;
 use napi_derive::napi;
-use pi_native_hooks_config::personal_root;
+use pi_native_hooks_session::host::personal_root;
 use pi_native_hooks_session::{Session, SessionOptions as EngineOptions};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -12,13 +12,13 @@
 //!   `toolCall`, `toolExecutionEnd`) do nothing;
 //! - `toolResult` leaves the result unchanged; `restore`, `beforeSettle` and `takeStateEntries`
 //!   persist nothing, and the agent may stop; `waive` records no waiver and says why;
-//! - `footer`, `status` and `statusText` show the footer and status as last read before the
-//!   panic, marked degraded with the reason (`engine panicked in <method>: <message>`), and
-//!   `active` is false; `panic` holds the reason; `doctor` shows the reason;
+//! - `footer` and `statusText` show the footer and status as last read before the panic, marked
+//!   degraded with the reason (`engine panicked in <method>: <message>`), and `active` is false;
+//!   `panic` holds the reason; `doctor` shows the reason;
 //! - `reload` answers `PNH_PANIC` (the extension opens a new session instead, and restores the
 //!   branch into it);
 //! - `initPlan`, `initApply` and `configRoot` run as before: they read only the config root and
-//!   working directory, fixed at open and kept here, never the session's state;
+//!   working directory, fixed at open, never the session's state;
 //! - `shutdown` still runs the engine's: it reads nothing to answer, and only releases the
 //!   waiting handlers, the background tasks and the watcher, which would otherwise live on until
 //!   the garbage collector drops the session (a panic in it is contained like any other).
@@ -30,15 +30,13 @@ use crate::contain::{Panicked, Poison, contain, contain_async, test_seam};
 use crate::release::{TrimSchedule, release_freed_memory};
 use crate::types::{
     BindingError, BranchEntry, EntryPoint, ErrorCode, ExecutionMode, Footer, InitPlan,
-    PersistedEntry, RestoreResult, ResultDecision, SessionStatus, SettleResult, ToolCall,
-    ToolResultEvent, WaiverResult, entries,
+    PersistedEntry, RestoreResult, ResultDecision, SettleResult, ToolCall, ToolResultEvent,
+    WaiverResult, entries,
 };
 use napi::Either;
 use napi_derive::napi;
+use pi_native_hooks_session::host::{self, AssistantMessage};
 use pi_native_hooks_session::{FooterSummary, Session, SessionReport, render_status};
-use pi_native_hooks_verification::init_plan;
-use pi_native_hooks_verification::state;
-use pi_native_hooks_wave::AssistantMessage;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -52,7 +50,6 @@ pub struct HookSession {
     inner: Arc<Session>,
     /// Fixed at open, and kept here so that a stopped session still answers them.
     config_root: PathBuf,
-    cwd: PathBuf,
     active: bool,
     /// Tests only: the method that panics (the `panicIn` option).
     panic_in: Option<EntryPoint>,
@@ -69,7 +66,6 @@ impl HookSession {
     pub(crate) fn new(inner: Arc<Session>, panic_in: Option<EntryPoint>) -> Self {
         Self {
             config_root: inner.config_root().clone(),
-            cwd: inner.cwd().clone(),
             active: inner.is_active(),
             panic_in,
             poison: Poison::default(),
@@ -159,15 +155,6 @@ impl HookSession {
         footer
     }
 
-    /// The status as last read, inactive, with the panic as its guidance.
-    fn stopped_status(&self, panicked: &Panicked) -> SessionStatus {
-        let mut status = SessionStatus::from(lock(&self.last_status).clone());
-        status.active = false;
-        status.guidance = Some(format!("pi-native-hooks stopped: {panicked}. {STOPPED}"));
-        status.panic = Some(panicked.to_string());
-        status
-    }
-
     /// The `/hooks-status` text of a stopped session: the reason, then the status as last read.
     fn stopped_text(&self, panicked: &Panicked) -> String {
         let last = render_status(&lock(&self.last_status));
@@ -213,7 +200,7 @@ impl HookSession {
             entries: Vec::new(),
         };
         self.run_async(EntryPoint::Restore, stopped, async {
-            let branch: Vec<state::BranchEntry> = branch.into_iter().map(Into::into).collect();
+            let branch: Vec<host::BranchEntry> = branch.into_iter().map(Into::into).collect();
             self.inner.restore(&branch).await.into()
         })
         .await
@@ -296,7 +283,7 @@ impl HookSession {
     ) -> Either<ResultDecision, BindingError> {
         let stopped = |_: &Panicked| ResultDecision { append: None };
         self.run_async(EntryPoint::ToolResult, stopped, async {
-            let result = event.into_result(&self.inner.settings().settings);
+            let result = self.inner.tool_result_of(event.into());
             self.inner.tool_result(&result).await.into()
         })
         .await
@@ -369,17 +356,6 @@ impl HookSession {
         )
     }
 
-    /// The status model behind `/hooks-status` (as last published).
-    #[napi]
-    pub fn status(&self) -> Either<SessionStatus, BindingError> {
-        let stopped = |panicked: &Panicked| self.stopped_status(panicked);
-        self.run(EntryPoint::Status, stopped, || {
-            let status = self.inner.status();
-            *lock(&self.last_status) = status.clone();
-            status.into()
-        })
-    }
-
     /// The status as `/hooks-status` prints it (as last published, escaped).
     #[napi]
     pub fn status_text(&self) -> Either<String, BindingError> {
@@ -424,7 +400,7 @@ impl HookSession {
     #[allow(clippy::unused_async)]
     pub async fn init_plan(&self) -> Either<InitPlan, BindingError> {
         self.run_always(EntryPoint::InitPlan, || {
-            InitPlan::from(&init_plan(&self.config_root, &self.cwd))
+            InitPlan::from(&self.inner.init_plan())
         })
     }
 
@@ -436,9 +412,7 @@ impl HookSession {
     // `expect`: the `#[napi]` expansion copies the attribute onto code where the lint does not fire.
     #[allow(clippy::unused_async)]
     pub async fn init_apply(&self) -> Either<Vec<String>, BindingError> {
-        let applied = self.run_always(EntryPoint::InitApply, || {
-            init_plan(&self.config_root, &self.cwd).apply()
-        });
+        let applied = self.run_always(EntryPoint::InitApply, || self.inner.init_plan().apply());
         match applied {
             Either::A(Ok(created)) => {
                 Either::A(created.iter().map(|p| p.display().to_string()).collect())
@@ -491,7 +465,7 @@ mod tests {
     use tempfile::TempDir;
 
     /// Every method of a session.
-    const METHODS: [EntryPoint; 19] = [
+    const METHODS: [EntryPoint; 18] = [
         EntryPoint::Restore,
         EntryPoint::TurnStart,
         EntryPoint::TurnEnd,
@@ -503,7 +477,6 @@ mod tests {
         EntryPoint::BeforeSettle,
         EntryPoint::Waive,
         EntryPoint::TakeStateEntries,
-        EntryPoint::Status,
         EntryPoint::StatusText,
         EntryPoint::Footer,
         EntryPoint::Doctor,
@@ -594,12 +567,6 @@ mod tests {
             }
             EntryPoint::TakeStateEntries => outcome(session.take_state_entries(), |e| {
                 format!("{} entries", e.len())
-            }),
-            EntryPoint::Status => outcome(session.status(), |s| {
-                format!(
-                    "active {}, panic {:?}, guidance {:?}",
-                    s.active, s.panic, s.guidance
-                )
             }),
             EntryPoint::StatusText => outcome(session.status_text(), |text| text),
             EntryPoint::Footer => outcome(session.footer(), |f| {
@@ -710,10 +677,6 @@ mod tests {
                 "recorded false: No waiver recorded: pi-native-hooks stopped in this session ({reason}), so no check is enforced."
             ),
             EntryPoint::TakeStateEntries => "0 entries".to_owned(),
-            EntryPoint::Status => format!(
-                "active false, panic Some({reason:?}), guidance Some({:?})",
-                format!("pi-native-hooks stopped: {reason}. {STOPPED}")
-            ),
             EntryPoint::Footer => format!(
                 "{footer_before} · degraded (engine panic in {entry}) (degraded true, panic Some({reason:?}))"
             ),

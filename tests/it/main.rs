@@ -1,6 +1,6 @@
 //! The engine's integration tests: one crate (one link step) with a module per layer of
 //! `docs/architecture.md`, in the order data flows, `config → analysis/policy → workspace →
-//! delivery → wave → verification → state/status → session`, then the `cli` on top, and
+//! delivery → wave → verification → doctor → state/status → session`, then the `cli` on top, and
 //! `unprivileged`, the permission tests `scripts/test-unprivileged` runs as a normal user. The
 //! delivery layer is pure and unit-tested inline, like every test that builds no repository,
 //! spawns no process and calls one module's functions; only the block's rendered cases live here,
@@ -58,6 +58,8 @@ mod delivery;
 mod wave;
 
 mod verification;
+
+mod doctor;
 
 mod state;
 mod status;

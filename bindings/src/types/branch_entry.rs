@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_verification::state;
+use pi_native_hooks_session::host;
 
 /// One `custom` entry of the current branch (`ctx.sessionManager.getBranch()`).
 #[napi(object)]
@@ -13,9 +13,9 @@ pub struct BranchEntry {
     pub data: serde_json::Value,
 }
 
-impl From<BranchEntry> for state::BranchEntry {
+impl From<BranchEntry> for host::BranchEntry {
     fn from(entry: BranchEntry) -> Self {
-        state::BranchEntry {
+        host::BranchEntry {
             id: entry.id,
             custom_type: entry.custom_type,
             data: entry.data,

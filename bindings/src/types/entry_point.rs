@@ -45,9 +45,6 @@ pub enum EntryPoint {
     /// `HookSession.takeStateEntries`.
     #[napi(value = "takeStateEntries")]
     TakeStateEntries,
-    /// `HookSession.status`.
-    #[napi(value = "status")]
-    Status,
     /// `HookSession.statusText`.
     #[napi(value = "statusText")]
     StatusText,
@@ -88,7 +85,6 @@ impl EntryPoint {
             EntryPoint::BeforeSettle => "beforeSettle",
             EntryPoint::Waive => "waive",
             EntryPoint::TakeStateEntries => "takeStateEntries",
-            EntryPoint::Status => "status",
             EntryPoint::StatusText => "statusText",
             EntryPoint::Footer => "footer",
             EntryPoint::Doctor => "doctor",

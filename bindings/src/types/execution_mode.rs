@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_wave as wave;
+use pi_native_hooks_session::host;
 
 /// How Pi runs the tool calls of one assistant message.
 #[napi(string_enum = "lowercase")]
@@ -10,11 +10,11 @@ pub enum ExecutionMode {
     Sequential,
 }
 
-impl From<ExecutionMode> for wave::ExecutionMode {
+impl From<ExecutionMode> for host::ExecutionMode {
     fn from(mode: ExecutionMode) -> Self {
         match mode {
-            ExecutionMode::Parallel => wave::ExecutionMode::Parallel,
-            ExecutionMode::Sequential => wave::ExecutionMode::Sequential,
+            ExecutionMode::Parallel => host::ExecutionMode::Parallel,
+            ExecutionMode::Sequential => host::ExecutionMode::Sequential,
         }
     }
 }

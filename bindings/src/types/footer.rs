@@ -1,7 +1,19 @@
-use super::status::ConfigSource;
 use napi_derive::napi;
 use pi_native_hooks_session::ConfigHealth;
 use pi_native_hooks_session::{FooterSummary, footer};
+
+/// Where the configuration came from.
+#[napi(string_enum = "camelCase")]
+pub enum ConfigSource {
+    /// The personal config root loaded.
+    Active,
+    /// The built-in pack is in use.
+    Builtin,
+    /// The config root does not exist.
+    Absent,
+    /// The config root failed a trust check; nothing was loaded.
+    Untrusted,
+}
 
 /// The footer (`ctx.ui.setStatus`): its line and the data behind it.
 #[napi(object)]

@@ -1,6 +1,7 @@
 use napi_derive::napi;
 use pi_native_hooks_base::escape;
-use pi_native_hooks_policy::InitContent;
+use pi_native_hooks_session::host;
+use pi_native_hooks_session::host::InitContent;
 
 /// What `/hooks-init` would do under the config root.
 #[napi(object)]
@@ -35,8 +36,8 @@ pub struct InitPlanEntry {
     pub line: String,
 }
 
-impl From<&pi_native_hooks_policy::InitPlan> for InitPlan {
-    fn from(plan: &pi_native_hooks_policy::InitPlan) -> Self {
+impl From<&host::InitPlan> for InitPlan {
+    fn from(plan: &host::InitPlan) -> Self {
         let entries = plan
             .entries
             .iter()

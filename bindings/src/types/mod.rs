@@ -1,7 +1,8 @@
 //! The plain objects that cross the boundary, one bound type per file (generated as TypeScript
 //! interfaces and string unions, camelCase throughout). Pi's event objects are read here and
-//! converted with `From` into engine types that know nothing of Pi's JSON; the engine's answers
-//! are converted back into these objects.
+//! converted with `From` into the session's types; the engine's answers are converted back into
+//! these objects. The status has no object: it crosses as the `/hooks-status` text, since
+//! nothing in the extension reads it as data.
 
 mod binding_error;
 mod branch_entry;
@@ -15,12 +16,10 @@ mod restore_result;
 mod result_decision;
 mod session_options;
 mod settle_result;
-mod status;
 mod tool_call;
 mod tool_result_event;
 mod tsserver_bridge;
 mod waiver_result;
-mod watcher_status;
 
 pub(crate) use binding_error::{BindingError, ErrorCode};
 pub(crate) use branch_entry::BranchEntry;
@@ -34,7 +33,6 @@ pub(crate) use restore_result::RestoreResult;
 pub(crate) use result_decision::ResultDecision;
 pub(crate) use session_options::SessionOptions;
 pub(crate) use settle_result::SettleResult;
-pub(crate) use status::SessionStatus;
 pub(crate) use tool_call::ToolCall;
 pub(crate) use tool_result_event::ToolResultEvent;
 pub(crate) use tsserver_bridge::TsserverBridge;

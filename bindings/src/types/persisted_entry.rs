@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_verification::state::StateEntry;
+use pi_native_hooks_session::host::StateEntry;
 
 /// One entry to persist with `pi.appendEntry(customType, data)`.
 #[napi(object)]

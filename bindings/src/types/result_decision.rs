@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_wave as wave;
+use pi_native_hooks_session::host;
 
 /// What a `tool_result` handler does with its result. The extension builds Pi's patch from it:
 /// the original content plus one text block, with `details`, `structuredContent` and `isError`
@@ -10,8 +10,8 @@ pub struct ResultDecision {
     pub append: Option<String>,
 }
 
-impl From<wave::ResultDecision> for ResultDecision {
-    fn from(decision: wave::ResultDecision) -> Self {
+impl From<host::ResultDecision> for ResultDecision {
+    fn from(decision: host::ResultDecision) -> Self {
         ResultDecision {
             append: decision.appended().map(str::to_owned),
         }

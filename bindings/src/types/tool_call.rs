@@ -1,5 +1,5 @@
 use napi_derive::napi;
-use pi_native_hooks_wave::ToolCallInfo;
+use pi_native_hooks_session::host::ToolCallInfo;
 
 /// One tool call: from an assistant message's `toolCall` block (`arguments`), or named by
 /// `tool_execution_start` (`args`) or `tool_call` (`input`).

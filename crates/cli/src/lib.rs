@@ -32,11 +32,14 @@ pub struct Cli {
 
 impl Cli {
     /// Serves `check --types` on projects with a TypeScript before 7 with the host's
-    /// typescript-language-server (the npm package's command passes the one it brings).
+    /// typescript-language-server (the npm package's command passes the one it brings), and
+    /// names it in `doctor`'s analyzers section.
     #[must_use]
     pub fn with_tsserver_bridge(mut self, bridge: Option<TsserverBridge>) -> Self {
-        if let Command::Check(args) = &mut self.command {
-            args.tsserver_bridge = bridge;
+        match &mut self.command {
+            Command::Check(args) => args.tsserver_bridge = bridge,
+            Command::Doctor(args) => args.tsserver_bridge = bridge,
+            Command::Test(_) | Command::Init(_) | Command::Completions(_) => {}
         }
         self
     }
@@ -50,8 +53,9 @@ enum Command {
     Test(test::TestArgs),
     /// Create the personal config root with the built-in rules and policies.
     Init(init::InitArgs),
-    /// Check the config root's trust, rules and policies, print the registry digest, and list the
-    /// projects each verification policy matches in this repository.
+    /// Check the config root's trust, rules and policies, print the registry digest, name the
+    /// analyzers it runs here, and list the projects each verification policy matches in this
+    /// repository.
     Doctor(doctor::DoctorArgs),
     /// Print the shell completion script for bash, zsh, fish, elvish or PowerShell.
     Completions(completions::CompletionsArgs),

@@ -8,9 +8,9 @@ use super::{ExitStatus, Output};
 use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_base::did_you_mean;
 use pi_native_hooks_base::escape_lines;
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_setup::LoadedConfig;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 

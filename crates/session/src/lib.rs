@@ -15,30 +15,37 @@
 //! disk, so the binding may call them on Node's main thread.
 //!
 //! Files: `options` (how a session is set up), `state` (the session and whether it observes
-//! waves), `open` (loading the config root), `events` (tool events), `gate/` (`worker`: the gate,
-//! what it publishes, one operation at a time; `calls`: the gate's operations and bounded waits;
-//! `observe`: finished wave → gate input), `reload` (`/reload`: the config root read again, the
-//! gate carried over), `status/` (the engine's status model; `report`: the session's status,
-//! footer and text). This file only declares and re-exports: every other file depends on `state`, none on this one.
+//! waves), `open` (loading the config root), `events` (tool events, a tool result's exit code),
+//! `init` (`/hooks-init`'s plan), `host` (what the binding uses of the layers below), `gate/`
+//! (`worker`: the gate, what it publishes, one operation at a time; `calls`: the gate's
+//! operations and bounded waits; `observe`: finished wave → gate input), `reload` (`/reload`: the
+//! config root read again, the gate carried over), `status/` (the engine's status model;
+//! `report`: the session's status and footer; `render`: the `/hooks-status` text; `doctor`: the
+//! `/hooks-doctor` text, the doctor's report followed by what is live). This file only declares
+//! and re-exports: every other file depends on `state`, none on this one.
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
 
 mod events;
 mod gate;
+pub mod host;
+mod init;
 mod open;
 mod options;
 mod reload;
 mod state;
 mod status;
 
+pub use events::ToolResultEvent;
 pub use gate::calls::{RestoreOutcome, SettleOutcome, WaiverOutcome};
 pub use gate::observe::observe;
 pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
 pub use pi_native_hooks_typescript::TsserverBridge;
 pub use reload::ReloadError;
 pub use state::{IdleReason, Session, SessionSetupError};
-pub use status::report::{FooterSummary, SessionReport, footer, render_status};
+pub use status::render::render_status;
+pub use status::report::{FooterSummary, SessionReport, footer};
 pub use status::{
     AnalyzerStatus, ConfigHealth, ConfigStatus, GateStatus, HooksStatus, MatchedProject,
     PolicyLoadError, PolicyStatus, RequirementStatus, SettingsStatus, ShellToolStatus,

@@ -1,27 +1,22 @@
 //! Owns loading a session: the config root's rules, policies and settings (each file
-//! trust-checked, each failure kept for the status), the ast-grep analyzer, the wave coordinator
-//! and the gate, set up from the settings (with the test overrides applied). An
-//! absent root makes a session over the built-in pack, chosen and loaded exactly as `check`
-//! without `--config` does: its rules and diagnostic policies run, and since the pack holds no
-//! verification policy the gate requires nothing. A root that exists but fails its trust checks
-//! makes an inactive session that observes nothing.
+//! trust-checked, each failure kept for the status), the wave coordinator over the analyzers the
+//! composition root puts together, and the gate, set up from the settings (with the test
+//! overrides applied). An absent root makes a session over the built-in pack, chosen and loaded
+//! exactly as `check` without `--config` does: its rules and diagnostic policies run, and since
+//! the pack holds no verification policy the gate requires nothing. A root that exists but fails
+//! its trust checks makes an inactive session that observes nothing.
 
 use super::options::SessionOptions;
 use super::state::{IdleReason, Session, SessionSetupError, SessionState};
 use crate::gate::worker::{GateState, Verifier};
-use crate::state::TypeCheckStatus;
 use crate::status::ConfigStatus;
-use pi_native_hooks_analysis::{ScanLimits, WaveAnalyzer};
+use pi_native_hooks_compose::{LoadedConfig, TypeCheck, WaveAnalyzers};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::Settings;
-use pi_native_hooks_setup::LoadedConfig;
-use pi_native_hooks_typescript::{PriorTexts, TypeScriptAnalyzer, TypeScriptLimits};
 use pi_native_hooks_verification::{GateConfig, VerificationGate};
 use pi_native_hooks_wave::{
     AnalysisCoordinator, GitWorkspace, SnapshotSource, WaveConfig, WaveCoordinator,
 };
-use pi_native_hooks_workspace::RevisionTree;
-use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::runtime::Handle;
 
@@ -110,47 +105,27 @@ pub(super) fn gate_config(options: &SessionOptions, settings: &Settings) -> Gate
     }
 }
 
-/// The coordinator over the ast-grep analyzer and, unless `[typescript] enabled = false`, the
-/// project's TypeScript, with what the type check shows in the status.
+/// The coordinator over the analyzers the config's waves run (the composition root decides
+/// which), with what the type check shows in the status.
 fn start_coordinator(
     options: &SessionOptions,
     wave: &WaveConfig,
     config: &LoadedConfig,
-) -> Result<(WaveCoordinator, TypeCheckStatus), SessionSetupError> {
+) -> Result<(WaveCoordinator, TypeCheck), SessionSetupError> {
     let workspace = GitWorkspace::probe(&options.cwd)?;
-    let mut analyzers: Vec<Box<dyn WaveAnalyzer>> =
-        vec![Box::new(config.analyzer(ANALYSIS_THREADS)?)];
-    let settings = &config.settings.settings.typescript;
-    let status = if settings.enabled {
-        let root = workspace
-            .git_root()
-            .unwrap_or(options.cwd.as_path())
-            .to_path_buf();
-        let analyzer = TypeScriptAnalyzer::new(
-            &root,
-            Handle::current(),
-            TypeScriptLimits::from_settings(settings),
-            head_texts(root.clone(), ScanLimits::default().max_file_bytes),
-        )
-        .with_tsserver_bridge(options.tsserver_bridge.clone());
-        let status = TypeCheckStatus::On(analyzer.status());
-        analyzers.push(Box::new(analyzer));
-        status
-    } else {
-        TypeCheckStatus::Disabled
-    };
+    let root = workspace.git_root().unwrap_or(options.cwd.as_path());
+    let WaveAnalyzers {
+        analyzers,
+        type_check,
+    } = config.wave_analyzers(
+        root,
+        ANALYSIS_THREADS,
+        Handle::current(),
+        options.tsserver_bridge.clone(),
+    )?;
     let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
     Ok((
         WaveCoordinator::new(wave.clone(), workspace, analysis)?,
-        status,
+        type_check,
     ))
-}
-
-/// Each path's text at `HEAD` in the repository at `root` (none outside git, for a path `HEAD`
-/// lacks, or one that cannot be read): the "before" of a file the type check has never seen.
-fn head_texts(root: PathBuf, limit: u64) -> PriorTexts {
-    Box::new(move |paths: &[String]| match RevisionTree::head(&root) {
-        Ok(head) => head.texts(paths, limit),
-        Err(_) => vec![None; paths.len()],
-    })
 }

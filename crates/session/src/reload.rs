@@ -16,9 +16,9 @@
 use super::open::gate_config;
 use super::state::Session;
 use crate::gate::worker::GateState;
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsProblem};
-use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_verification::{GateConfig, VerificationGate};
 
 /// Why a reload left the session as it was.

@@ -7,6 +7,7 @@ use super::options::SessionOptions;
 use crate::gate::worker::Verifier;
 use crate::status::ConfigStatus;
 use pi_native_hooks_analysis::{AnalyzerError, RuleError};
+use pi_native_hooks_compose::TypeCheck;
 use pi_native_hooks_config::settings::{LoadedSettings, Settings};
 use pi_native_hooks_policy::PolicyRegistry;
 use pi_native_hooks_wave::{AnalysisSetupError, WaveConfig, WaveCoordinator, WaveError};
@@ -31,20 +32,11 @@ pub struct Session {
     /// Whether tool waves are observed.
     pub(super) state: SessionState,
     /// What the type check shows in the status (`None` when no coordinator runs).
-    pub(super) typescript: Option<TypeCheckStatus>,
+    pub(super) typescript: Option<TypeCheck>,
     pub(super) verifier: Arc<Verifier>,
     /// Consecutive settles that sent late diagnostics alone (no verification continuation),
     /// bounded by the continuation cap; reset when a settle lets the agent stop.
     pub(super) late_continuations: std::sync::atomic::AtomicU32,
-}
-
-/// The type check of a session: off by the settings, or the analyzer's published status.
-#[derive(Clone, Debug)]
-pub(crate) enum TypeCheckStatus {
-    /// `[typescript] enabled = false`.
-    Disabled,
-    /// The analyzer runs; its latest status.
-    On(pi_native_hooks_typescript::StatusHandle),
 }
 
 /// Whether a session observes tool waves: one state, never a coordinator and a reason at once.
@@ -96,8 +88,8 @@ impl Session {
     }
 
     /// The settings file as loaded: where it came from, the values in force (before the test
-    /// overrides) and its problems. The binding reads where each shell tool reports its exit
-    /// code here.
+    /// overrides) and its problems. A tool result's exit code is read where they say its tool
+    /// reports it ([`Session::tool_result_of`]).
     pub fn settings(&self) -> &LoadedSettings {
         &self.settings
     }

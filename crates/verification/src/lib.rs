@@ -12,8 +12,8 @@
 //! state; `record`, workspace records and drift; `relevance`, `affects(path)`; `reconcile`,
 //! policies and project identity; `time`), `evidence` (the exact-command rule), `waiver`, `settle`
 //! (decision, message, cap), `project/` (project matching; `manifest`, `manifest_glob`;
-//! `proposal`, the policy `init` proposes; `doctor`, the projects `pi-native-hooks doctor`
-//! reports), `state` (the persisted entries and restoring a branch).
+//! `proposal`, the policy `init` proposes), `state` (the persisted entries and restoring a
+//! branch).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
@@ -34,10 +34,6 @@ pub use gate::record::{
 pub use gate::requirement::{RequirementKey, RequirementState, Standing, TrackedRequirement};
 pub use gate::time::Timestamp;
 pub use gate::{GateConfig, GateSnapshot, VerificationGate};
-pub use project::doctor::{
-    PolicyProjects, ProjectInstance, ProjectReport, RepositoryDoctor, RequirementLine, doctor_in,
-    project_report,
-};
 pub use project::manifest::{ManifestError, manifest_name};
 pub use project::manifest_glob::{
     GlobMatches, GlobSkip, MAX_GLOB_PROJECTS, MAX_GLOB_WALK_ENTRIES, match_manifests,

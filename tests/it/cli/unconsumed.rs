@@ -6,7 +6,7 @@
 use crate::support::cli::cli;
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_cli::ExitStatus;
-use pi_native_hooks_setup::doctor;
+use pi_native_hooks_doctor::root_report;
 use serde_json::Value;
 
 const SGCONFIG: &str = "ruleDirs:\n  - rules\n";
@@ -92,7 +92,7 @@ fn check_prints_unconsumed_rules_raw_and_leaves_a_policy_its_rules() {
 #[test]
 fn doctor_lists_the_rules_no_policy_consumes_and_stays_healthy() {
     let root = root();
-    let report = doctor(root.path());
+    let report = root_report(root.path());
     assert!(report.healthy(), "{report}");
     assert_eq!(report.rules, 2);
     assert_eq!(report.unconsumed_rules, ["no-eval"]);
@@ -128,7 +128,7 @@ fn doctor_is_unhealthy_while_a_rule_does_not_compile_and_names_its_file() {
         "rules/odd.yml",
         "id: \"odd\\n  ok: forged\"\nlanguage: TypeScript\nseverity: hint\nmessage: m\nrule:\n  kind: debugger_statement\n",
     );
-    let report = doctor(root.path());
+    let report = root_report(root.path());
     assert!(!report.healthy(), "{report}");
     let broken = root.path().join("rules/broken.yml");
     assert_eq!(

@@ -12,8 +12,8 @@ use pi_native_hooks_config::settings::{
 };
 use pi_native_hooks_config::trust::TrustError;
 use pi_native_hooks_delivery::RenderLimits;
+use pi_native_hooks_doctor::root_report;
 use pi_native_hooks_session::{Session, SessionOptions, footer};
-use pi_native_hooks_setup::doctor;
 use pi_native_hooks_verification::{
     CallOutcome, DEFAULT_CONTINUATION_CAP, GateConfig, ObservedCall, RequirementState,
     VerificationGate,
@@ -614,7 +614,7 @@ fn doctor_lists_the_settings_and_their_problems() {
         .builtin()
         .file("settings.toml", EVERY_KEY)
         .build();
-    let report = doctor(root.path());
+    let report = root_report(root.path());
     assert!(report.healthy());
     let paths = [(root.path(), "[root]")];
     assert_snapshot!("doctor_settings", redact(&report.to_string(), &paths));
@@ -623,7 +623,7 @@ fn doctor_lists_the_settings_and_their_problems() {
         "settings.toml",
         "[waves]\ntimeout_ms = 50\n[[tools.shell]]\nname = \"run\"\n",
     );
-    let report = doctor(root.path());
+    let report = root_report(root.path());
     assert!(
         !report.healthy(),
         "a settings problem makes the root unhealthy"

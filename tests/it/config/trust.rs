@@ -16,8 +16,8 @@ use pi_native_hooks_analysis::{RuleError, load_source};
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::trust::{TrustError, TrustedDir, check_dir};
 use pi_native_hooks_config::{ConfigProblem, ConfigSource, DirFault};
+use pi_native_hooks_doctor::root_report;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource};
-use pi_native_hooks_setup::doctor;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -80,7 +80,7 @@ fn a_world_or_group_writable_ancestor_is_refused() {
         )) && message.contains("chmod go-w"),
         "{message}"
     );
-    assert!(!doctor(&root).healthy());
+    assert!(!root_report(&root).healthy());
     let (status, _, stderr) = cli(&base, &["check", "--config", root.to_str().unwrap()]);
     assert_eq!(status, ExitStatus::Error, "{stderr}");
     assert!(
@@ -113,7 +113,7 @@ fn a_sticky_shared_ancestor_accepts_a_root_you_own() {
     let (rules, errors) = load_source(&root_source(&root));
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(rules.ids(), ["no-bang"]);
-    assert!(doctor(&root).healthy());
+    assert!(root_report(&root).healthy());
 
     // Below the sticky directory, the root itself must still be yours and private.
     chmod(&root, 0o770);
@@ -423,7 +423,7 @@ fn names_that_are_not_utf8_are_reported_not_skipped() {
         )]
     );
 
-    let report = doctor(&root);
+    let report = root_report(&root);
     assert!(!report.healthy());
     let (status, _, stderr) = cli(&base, &["check", "--config", "root"]);
     assert_eq!(status, ExitStatus::Error);
@@ -467,7 +467,7 @@ fn doctor_reports_exactly_what_check_refuses() {
             "doctor must print check's error {error:?}:\n{stdout}"
         );
     }
-    let report = doctor(&root);
+    let report = root_report(&root);
     assert_eq!(report.rule_problems, errors);
     assert_eq!(report.rule_files, 2, "both rule files were read");
 }

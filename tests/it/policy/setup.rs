@@ -7,9 +7,9 @@ use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_analysis::{Analyzer, ScanLimits};
 use pi_native_hooks_cli::fixtures::run_fixtures;
 use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_doctor::{PolicyHealth, root_report};
 use pi_native_hooks_policy::PolicyRegistry;
 use pi_native_hooks_policy::{InitContent, InitEntry, InitPlan};
-use pi_native_hooks_setup::{PolicyHealth, doctor};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
@@ -76,7 +76,7 @@ fn init_creates_a_working_private_root_and_never_overwrites() {
     let mut analyzer = Analyzer::new("ast-grep:personal", rules, ScanLimits::default(), 1).unwrap();
     let report = run_fixtures(&root, &registry, &mut analyzer, false);
     assert!(report.passed(), "{report:#?}");
-    let health = doctor(&root);
+    let health = root_report(&root);
     assert!(health.healthy(), "{health:#?}");
     assert_eq!(health.rule_files, 24);
     assert_eq!(health.digest.len(), 64);
@@ -131,7 +131,7 @@ fn a_failing_step_removes_what_was_created() {
 #[test]
 fn doctor_reports_absent_roots_and_untrusted_files() {
     let home = tempfile::tempdir().unwrap();
-    let absent = doctor(&home.path().join("missing"));
+    let absent = root_report(&home.path().join("missing"));
     assert!(!absent.healthy());
     assert!(
         absent
@@ -147,7 +147,7 @@ fn doctor_reports_absent_roots_and_untrusted_files() {
     fs::set_permissions(&policy, fs::Permissions::from_mode(0o666)).unwrap();
     let rule = root.join("ast-grep/rules/typescript-no-dynamic-import-ts.yml");
     fs::set_permissions(&rule, fs::Permissions::from_mode(0o622)).unwrap();
-    let report = doctor(&root);
+    let report = root_report(&root);
     assert!(!report.healthy());
     assert!(
         report

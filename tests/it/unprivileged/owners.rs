@@ -10,8 +10,8 @@ use pi_native_hooks_analysis::load_source;
 use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::trust::{TrustError, TrustedFile, check_dir};
+use pi_native_hooks_doctor::root_report;
 use pi_native_hooks_policy::{PolicyRegistry, RegistrySource};
-use pi_native_hooks_setup::doctor;
 use std::path::Path;
 
 fn me() -> u32 {
@@ -33,7 +33,7 @@ fn refused_everywhere(root: &Path, refusal: &TrustError, says: &str) {
     assert!(rules.ids().is_empty());
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(errors[0].to_string().contains(says), "{}", errors[0]);
-    assert!(!doctor(root).healthy());
+    assert!(!root_report(root).healthy());
     let cwd = tempfile::tempdir().expect("temp dir");
     let root_arg = root.to_str().expect("utf-8 path");
     let (status, _, stderr) = cli(cwd.path(), &["check", "--config", root_arg]);
@@ -85,7 +85,7 @@ fn a_root_owned_sticky_ancestor_passes_a_root_you_own() {
     let (rules, errors) = load_source(&ConfigSource::Root(root.clone()));
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(rules.ids(), ["no-bang"]);
-    assert!(doctor(&root).healthy());
+    assert!(root_report(&root).healthy());
 }
 
 #[test]

@@ -10,8 +10,8 @@ use pi_native_hooks_cli::ExitStatus;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::{Settings, SettingsProblem, load_settings_at};
 use pi_native_hooks_config::trust::TrustError;
+use pi_native_hooks_doctor::root_report;
 use pi_native_hooks_policy::PolicyRegistry;
-use pi_native_hooks_setup::doctor;
 use pi_native_hooks_workspace::Content;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -80,7 +80,7 @@ fn an_unreadable_policy_is_a_named_problem_and_doctor_reports_it() {
             problems[0].contains(&policy.display().to_string()) && problems[0].contains(DENIED),
             "{problems:?}"
         );
-        let report = doctor(root.path());
+        let report = root_report(root.path());
         assert!(!report.healthy());
         let (status, stdout, stderr) = cli(
             root.path(),

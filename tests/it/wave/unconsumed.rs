@@ -6,8 +6,8 @@
 use crate::support::wave::{Run, appended, listed_locations, run_batch, write_step};
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_analysis::WaveAnalyzer;
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
-use pi_native_hooks_setup::LoadedConfig;
 use pi_native_hooks_wave::{AnalysisCoordinator, GitWorkspace, WaveConfig, WaveCoordinator};
 use std::path::Path;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The status model behind `/hooks-status` (the binding renders it): config root health, the
+//! The status model behind `/hooks-status` (`render` renders it): config root health, the
 //! loaded policies with their digests and load errors, the settings in force with the settings
 //! file's problems, the project, the workspace revision, each
 //! requirement's state with its required revision, last success, active waiver, last failure and
@@ -7,6 +7,8 @@
 //! wave coordinator, restore warnings) are passed in as plain data. The model keeps the original
 //! text; whoever renders it for a terminal escapes it ([`pi_native_hooks_base::text`]).
 
+mod doctor;
+pub(crate) mod render;
 pub(crate) mod report;
 
 use pi_native_hooks_analysis::{AnalyzerKey, TreeCacheStats};

@@ -6,7 +6,6 @@
 //! glob matches ([`manifest_glob`]) that declares its name (any name without one): each
 //! match is a project instance with its own requirements, keyed by its directory.
 
-pub(crate) mod doctor;
 pub(crate) mod manifest;
 pub(crate) mod manifest_glob;
 pub(crate) mod proposal;

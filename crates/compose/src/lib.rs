@@ -1,18 +1,18 @@
 //! The one composition root of a configuration: the rules (with the files they came from), the
 //! policy registry, the settings and the analyzer over them, loaded from one [`ConfigSource`]. A session, every
 //! CLI command, the doctor and the benchmarks load through [`LoadedConfig::load`], so they see the
-//! same rules, the same policies and the same problems.
+//! same rules, the same policies and the same problems; a session's waves run the analyzers
+//! [`LoadedConfig::wave_analyzers`] puts together (`analyzers`).
 //!
-//! It sits right of `analysis` and `policy` in the data flow (it puts them together), which is
-//! why it is not a part of `config`, the module both of them read from. The doctor, which reports
-//! on a loaded config root, lives here for the same reason.
+//! It sits right of `analysis`, `typescript` and `policy` in the data flow (it puts them
+//! together), which is why it is not a part of `config`, the module all of them read from.
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
 
-mod doctor;
+mod analyzers;
 
-pub use doctor::{DoctorReport, PolicyHealth, doctor, examine};
+pub use analyzers::{TypeCheck, WaveAnalyzers};
 
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
 use pi_native_hooks_analysis::{RuleSet, load_rules};

@@ -1,28 +1,14 @@
-//! Owns what `pi-native-hooks doctor` reports beyond the config root when it runs in a
-//! repository: the projects each loaded verification policy matches there — found by the same
-//! [`match_projects`] the session's gate calls, with every project problem worded as
-//! `/hooks-status` and `/hooks-doctor` word it — and whether root and projects together are
-//! healthy, and if not, why.
+//! Owns the doctor's projects section: the projects each loaded verification policy matches in
+//! the repository around a directory — found by the same [`match_projects`] the session's gate
+//! calls, with every project problem worded as `/hooks-status` words it.
 
-use crate::gate::requirement::RequirementKey;
-use crate::project::{MatchedPolicy, ProjectProblem, match_projects};
 use pi_native_hooks_base::Escaped;
 use pi_native_hooks_base::PolicyId;
 use pi_native_hooks_base::relative_to;
 use pi_native_hooks_policy::{PolicyRegistry, ProjectSpec};
-use pi_native_hooks_setup::{DoctorReport, examine};
+use pi_native_hooks_verification::{MatchedPolicy, ProjectProblem, RequirementKey, match_projects};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// What `pi-native-hooks doctor` found: the config root's report and the projects its
-/// verification policies match in the repository around the directory it ran in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RepositoryDoctor {
-    /// The config root: trust, rules, policies, digest, settings.
-    pub root: DoctorReport,
-    /// The projects matched in the repository.
-    pub projects: ProjectReport,
-}
 
 /// The projects the loaded verification policies match in the repository around a directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,26 +57,6 @@ pub struct RequirementLine {
     pub command: String,
     /// Where it must run, as a repository path (`.` for the repository root).
     pub dir: String,
-}
-
-impl RepositoryDoctor {
-    /// True when the root is healthy and matching the projects met no problem: a
-    /// `PROJECT.manifests` glob that matched nothing, a match its walk named and left out, a
-    /// bound it hit, or a manifest that could not be read count against it. Outside a git
-    /// repository nothing is matched, and that is not a problem.
-    pub fn healthy(&self) -> bool {
-        self.root.healthy() && self.projects.problems.is_empty()
-    }
-}
-
-/// Examines the config `root` and matches its verification policies against the repository
-/// around `dir`, loading the root once.
-pub fn doctor_in(root: &Path, dir: &Path) -> RepositoryDoctor {
-    let (report, registry) = examine(root);
-    RepositoryDoctor {
-        root: report,
-        projects: project_report(dir, &registry),
-    }
 }
 
 /// The projects `registry`'s verification policies match in the repository around `dir`.
@@ -252,25 +218,4 @@ fn write_policy(f: &mut fmt::Formatter<'_>, policy: &PolicyProjects) -> fmt::Res
         }
     }
     Ok(())
-}
-
-/// The report as `pi-native-hooks doctor` prints it: the root's report, the projects, and, when
-/// either is unhealthy, why the exit status is not zero.
-impl fmt::Display for RepositoryDoctor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.root, self.projects)?;
-        let mut reasons = Vec::new();
-        if !self.root.healthy() {
-            reasons.push("the config root has problems".to_owned());
-        }
-        match self.projects.problems.len() {
-            0 => {}
-            1 => reasons.push("1 project problem".to_owned()),
-            n => reasons.push(format!("{n} project problems")),
-        }
-        if !reasons.is_empty() {
-            writeln!(f, "unhealthy ({}, listed above)", reasons.join("; "))?;
-        }
-        Ok(())
-    }
 }

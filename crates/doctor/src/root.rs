@@ -1,16 +1,16 @@
-//! `pi-native-hooks doctor`: the health of a config root — whether it exists and is trusted (the
-//! whole path to it), the trust, load and compile status of its rule files (every rule compiled,
-//! problems worded as `check` words them) and of each policy, the rules no policy consumes
+//! Owns the doctor's report on a config root: whether it exists and is trusted (the whole path
+//! to it), the trust, load and compile status of its rule files (every rule compiled, problems
+//! worded as `check` words them) and of each policy, the rules no policy consumes
 //! (informational: they are delivered as their own message and note), the registry digest, and
 //! the settings file (its values and problems).
 
-use super::LoadedConfig;
 use pi_native_hooks_base::Escaped;
 use pi_native_hooks_base::{PolicyId, RuleId};
 use pi_native_hooks_base::{RepoPath, relative_to};
+use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::{LoadedSettings, SettingsOrigin};
-use pi_native_hooks_policy::{PolicyKind, PolicyRegistry, RootProblem};
+use pi_native_hooks_policy::{PolicyKind, RootProblem};
 use std::path::{Path, PathBuf};
 
 /// The state of one policy file.
@@ -23,9 +23,9 @@ pub enum PolicyHealth {
     Failed(String),
 }
 
-/// What `doctor` found in one config root and its settings file.
+/// What the doctor found in one config root and its settings file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DoctorReport {
+pub struct RootReport {
     /// The config root examined.
     pub root: PathBuf,
     /// `ok`, or what is wrong with the root itself.
@@ -48,7 +48,7 @@ pub struct DoctorReport {
     pub settings: LoadedSettings,
 }
 
-impl DoctorReport {
+impl RootReport {
     /// True when the root exists and is trusted and every rule and policy file loaded. Rules no
     /// policy consumes do not count against it.
     pub fn healthy(&self) -> bool {
@@ -63,40 +63,39 @@ impl DoctorReport {
 }
 
 /// Examines `root` without changing anything. The root is loaded by the same
-/// [`LoadedConfig::load`] that `check` uses, so `doctor` reports exactly the problems `check`
+/// [`LoadedConfig::load`] that `check` uses, so the doctor reports exactly the problems `check`
 /// refuses to run with.
-pub fn doctor(root: &Path) -> DoctorReport {
+pub fn root_report(root: &Path) -> RootReport {
     examine(root).0
 }
 
-/// [`doctor`]'s report with the policy registry it loaded, for a report that goes on to match
-/// the verification policies against a repository without loading the root twice.
-pub fn examine(root: &Path) -> (DoctorReport, PolicyRegistry) {
-    let source = ConfigSource::Root(root.to_path_buf());
-    let LoadedConfig {
-        registry,
-        rules,
-        rule_files,
-        rule_problems,
-        settings,
-        ..
-    } = LoadedConfig::load(&source);
+/// [`root_report`] with the config it loaded, for a report that goes on to match the
+/// verification policies against a repository and to name the analyzers without loading the
+/// root twice.
+pub(crate) fn examine(root: &Path) -> (RootReport, LoadedConfig) {
+    let config = LoadedConfig::load(&ConfigSource::Root(root.to_path_buf()));
+    let registry = &config.registry;
     let root_status = registry.root_problem().map_or(Ok(()), Err);
     // The rules of a root that is absent or not trusted are not reported: the root's own problem
     // says what to do first.
-    let (rule_texts, rule_problems, rule_ids): (Vec<(String, String)>, Vec<String>, &[String]) =
+    let (rule_texts, rule_problems, rule_ids): (Vec<(String, &str)>, Vec<String>, &[String]) =
         match &root_status {
             Err(_) => (Vec::new(), Vec::new(), &[]),
             Ok(()) => (
-                rule_files
-                    .into_iter()
-                    .map(|file| (relative(root, &file.path), file.text))
+                config
+                    .rule_files
+                    .iter()
+                    .map(|file| (relative(root, &file.path), file.text.as_str()))
                     .collect(),
-                rule_problems.iter().map(ToString::to_string).collect(),
-                rules.ids(),
+                config
+                    .rule_problems
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect(),
+                config.rules.ids(),
             ),
         };
-    let analyzer = source.analyzer_key();
+    let analyzer = config.source.analyzer_key();
     let unconsumed_rules: Vec<RuleId> = rule_ids
         .iter()
         .filter(|rule| !registry.consumes_rule(&analyzer, rule))
@@ -120,18 +119,18 @@ pub fn examine(root: &Path) -> (DoctorReport, PolicyRegistry) {
         )
         .collect();
     policies.sort_by(|a, b| a.0.cmp(&b.0));
-    let report = DoctorReport {
+    let report = RootReport {
         root: root.to_path_buf(),
-        digest: registry.digest_with(rule_texts.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+        digest: registry.digest_with(rule_texts.iter().map(|(p, t)| (p.as_str(), *t))),
         rule_files: rule_texts.len(),
         rules: rule_ids.len(),
         unconsumed_rules,
         root_status,
         rule_problems,
         policies,
-        settings,
+        settings: config.settings.clone(),
     };
-    (report, registry)
+    (report, config)
 }
 
 /// A rule file's name under the root, or its full path if it is not under it.
@@ -139,8 +138,8 @@ fn relative(root: &Path, path: &Path) -> String {
     relative_to(root, path).map_or_else(|| path.display().to_string(), RepoPath::into_string)
 }
 
-/// The report as `pi-native-hooks doctor` and `/hooks-doctor` print it.
-impl std::fmt::Display for DoctorReport {
+/// The config root's sections as `pi-native-hooks doctor` and `/hooks-doctor` print them.
+impl std::fmt::Display for RootReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         writeln!(f, "config root: {}", self.root.display())?;
         match &self.root_status {
