@@ -18,7 +18,7 @@ pub use cache::tree_cache::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES, Tree
 pub use incremental::EditHint;
 pub use matcher::{findings_of_matches, text_hash};
 pub use pi_native_hooks_config::AnalyzerKey;
-pub use port::{ScanRequest, WaveAnalyzer};
+pub use port::{ScanRequest, StatusSource, WaveAnalyzer};
 pub use prefilter::RuleNeeds;
 pub use rules::{
     LoadedRules, RuleError, RuleLoad, RuleSet, SUPPORTED_LANGUAGES, language_of, load_rules,

@@ -10,6 +10,7 @@
 #![warn(unreachable_pub)]
 
 mod bounded_map;
+mod byte_size;
 mod hash;
 mod ids;
 mod paths;
@@ -22,6 +23,7 @@ mod text;
 mod text_edit;
 
 pub use bounded_map::BoundedMap;
+pub use byte_size::byte_size;
 pub use hash::ContentHash;
 pub use ids::{CallId, PolicyId, RuleId, SharedText};
 pub use paths::{RepoPath, RepoPathError, relative_to};

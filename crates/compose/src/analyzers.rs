@@ -1,33 +1,29 @@
 //! Owns the one list of analyzers a wave runs: the ast-grep analyzer over the loaded rules and,
 //! unless the settings turn it off (`[typescript] enabled = false`), the project's own
-//! TypeScript, with the handle its status is read through. A session builds its coordinator over
-//! this list; nothing else decides which analyzers a wave has.
+//! TypeScript, with where each one's status is read. A session builds its coordinator over this
+//! list and shows the statuses; nothing else decides which analyzers a wave has, so a session
+//! knows none of them by name.
 
 use crate::LoadedConfig;
-use pi_native_hooks_analysis::{AnalyzerError, ScanLimits, WaveAnalyzer};
+use pi_native_hooks_analysis::{AnalyzerError, ScanLimits, StatusSource, WaveAnalyzer};
 use pi_native_hooks_typescript::{
-    PriorTexts, StatusHandle, TsserverBridge, TypeScriptAnalyzer, TypeScriptLimits,
+    PriorTexts, TsserverBridge, TypeScriptAnalyzer, TypeScriptLimits,
 };
 use pi_native_hooks_workspace::RevisionTree;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tokio::runtime::Handle;
 
-/// The analyzers of one wave, in the order they run, and what the type check shows.
+/// What the type check shows when the settings turn it off.
+const TYPE_CHECK_OFF: &str = "[typescript] enabled = false in settings.toml";
+
+/// The analyzers of one wave, in the order they run, and where their statuses are read.
 pub struct WaveAnalyzers {
     /// The ast-grep analyzer first, then the type check when it is on.
     pub analyzers: Vec<Box<dyn WaveAnalyzer>>,
-    /// Whether the type check runs, and its status when it does.
-    pub type_check: TypeCheck,
-}
-
-/// The type check of a wave's analyzers: off by the settings, or the analyzer's published
-/// status.
-#[derive(Clone, Debug)]
-pub enum TypeCheck {
-    /// `[typescript] enabled = false`.
-    Disabled,
-    /// The analyzer runs; its latest status.
-    On(StatusHandle),
+    /// What the analyzers show of themselves in the status, in the same order (and an analyzer
+    /// the settings turn off, saying so).
+    pub status: Vec<Arc<dyn StatusSource>>,
 }
 
 impl LoadedConfig {
@@ -44,25 +40,28 @@ impl LoadedConfig {
         bridge: Option<TsserverBridge>,
     ) -> Result<WaveAnalyzers, AnalyzerError> {
         let mut analyzers: Vec<Box<dyn WaveAnalyzer>> = vec![Box::new(self.analyzer(threads)?)];
+        let mut status = Vec::new();
         let settings = &self.settings.settings.typescript;
-        if !settings.enabled {
-            return Ok(WaveAnalyzers {
-                analyzers,
-                type_check: TypeCheck::Disabled,
-            });
+        if settings.enabled {
+            let analyzer = TypeScriptAnalyzer::new(
+                root,
+                runtime,
+                TypeScriptLimits::from_settings(settings),
+                head_texts(root.to_path_buf(), ScanLimits::default().max_file_bytes),
+            )
+            .with_tsserver_bridge(bridge);
+            analyzers.push(Box::new(analyzer));
+        } else {
+            status.push(pi_native_hooks_typescript::disabled(TYPE_CHECK_OFF));
         }
-        let analyzer = TypeScriptAnalyzer::new(
-            root,
-            runtime,
-            TypeScriptLimits::from_settings(settings),
-            head_texts(root.to_path_buf(), ScanLimits::default().max_file_bytes),
-        )
-        .with_tsserver_bridge(bridge);
-        let type_check = TypeCheck::On(analyzer.status());
-        analyzers.push(Box::new(analyzer));
+        let mut sources: Vec<Arc<dyn StatusSource>> = analyzers
+            .iter()
+            .filter_map(|analyzer| analyzer.status_source())
+            .collect();
+        sources.append(&mut status);
         Ok(WaveAnalyzers {
             analyzers,
-            type_check,
+            status: sources,
         })
     }
 }

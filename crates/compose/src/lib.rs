@@ -12,7 +12,9 @@
 
 mod analyzers;
 
-pub use analyzers::{TypeCheck, WaveAnalyzers};
+pub use analyzers::WaveAnalyzers;
+// The type the composition root takes to serve a TypeScript before 7, for whoever sets it up.
+pub use pi_native_hooks_typescript::TsserverBridge;
 
 use pi_native_hooks_analysis::{Analyzer, AnalyzerError, RuleError, ScanLimits};
 use pi_native_hooks_analysis::{RuleSet, load_rules};

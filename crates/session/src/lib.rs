@@ -41,7 +41,7 @@ pub use events::ToolResultEvent;
 pub use gate::calls::{RestoreOutcome, SettleOutcome, WaiverOutcome};
 pub use gate::observe::observe;
 pub use options::{Clock, SessionOptions, SettingOverrides, system_clock};
-pub use pi_native_hooks_typescript::TsserverBridge;
+pub use pi_native_hooks_compose::TsserverBridge;
 pub use reload::ReloadError;
 pub use state::{IdleReason, Session, SessionSetupError};
 pub use status::render::render_status;

@@ -10,7 +10,8 @@ use super::options::SessionOptions;
 use super::state::{IdleReason, Session, SessionSetupError, SessionState};
 use crate::gate::worker::{GateState, Verifier};
 use crate::status::ConfigStatus;
-use pi_native_hooks_compose::{LoadedConfig, TypeCheck, WaveAnalyzers};
+use pi_native_hooks_analysis::StatusSource;
+use pi_native_hooks_compose::{LoadedConfig, WaveAnalyzers};
 use pi_native_hooks_config::ConfigSource;
 use pi_native_hooks_config::settings::Settings;
 use pi_native_hooks_verification::{GateConfig, VerificationGate};
@@ -51,11 +52,11 @@ impl Session {
         }
         // The rules of a root that is absent or not trusted are not reported: the session is
         // inactive and its status says why.
-        let mut typescript = None;
+        let mut analyzer_status = Vec::new();
         let session_state = if config.registry.is_active() {
             match start_coordinator(&options, &wave, &config) {
                 Ok((coordinator, status)) => {
-                    typescript = Some(status);
+                    analyzer_status = status;
                     SessionState::Running(coordinator)
                 }
                 Err(error) => SessionState::Idle(IdleReason::SetupFailed(error)),
@@ -84,7 +85,7 @@ impl Session {
             registry,
             rule_problems,
             state: session_state,
-            typescript,
+            analyzer_status,
             verifier,
             late_continuations: std::sync::atomic::AtomicU32::new(0),
             options,
@@ -106,18 +107,15 @@ pub(super) fn gate_config(options: &SessionOptions, settings: &Settings) -> Gate
 }
 
 /// The coordinator over the analyzers the config's waves run (the composition root decides
-/// which), with what the type check shows in the status.
+/// which), with where the status reads what each shows of itself.
 fn start_coordinator(
     options: &SessionOptions,
     wave: &WaveConfig,
     config: &LoadedConfig,
-) -> Result<(WaveCoordinator, TypeCheck), SessionSetupError> {
+) -> Result<(WaveCoordinator, Vec<Arc<dyn StatusSource>>), SessionSetupError> {
     let workspace = GitWorkspace::probe(&options.cwd)?;
     let root = workspace.git_root().unwrap_or(options.cwd.as_path());
-    let WaveAnalyzers {
-        analyzers,
-        type_check,
-    } = config.wave_analyzers(
+    let WaveAnalyzers { analyzers, status } = config.wave_analyzers(
         root,
         ANALYSIS_THREADS,
         Handle::current(),
@@ -126,6 +124,6 @@ fn start_coordinator(
     let analysis = AnalysisCoordinator::new(analyzers, Arc::new(config.registry.clone()))?;
     Ok((
         WaveCoordinator::new(wave.clone(), workspace, analysis)?,
-        type_check,
+        status,
     ))
 }

@@ -2,7 +2,7 @@
 //! loads (resolved by the caller: the OS user record in production, a temp dir in tests), the
 //! test overrides of the root's settings file and the clock.
 
-use pi_native_hooks_typescript::TsserverBridge;
+use pi_native_hooks_compose::TsserverBridge;
 use pi_native_hooks_verification::Timestamp;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -6,8 +6,7 @@
 use super::options::SessionOptions;
 use crate::gate::worker::Verifier;
 use crate::status::ConfigStatus;
-use pi_native_hooks_analysis::{AnalyzerError, RuleError};
-use pi_native_hooks_compose::TypeCheck;
+use pi_native_hooks_analysis::{AnalyzerError, RuleError, StatusSource};
 use pi_native_hooks_config::settings::{LoadedSettings, Settings};
 use pi_native_hooks_policy::PolicyRegistry;
 use pi_native_hooks_wave::{AnalysisSetupError, WaveConfig, WaveCoordinator, WaveError};
@@ -31,8 +30,8 @@ pub struct Session {
     pub(super) rule_problems: Vec<RuleError>,
     /// Whether tool waves are observed.
     pub(super) state: SessionState,
-    /// What the type check shows in the status (`None` when no coordinator runs).
-    pub(super) typescript: Option<TypeCheck>,
+    /// What the analyzers show of themselves in the status (none when no coordinator runs).
+    pub(super) analyzer_status: Vec<Arc<dyn StatusSource>>,
     pub(super) verifier: Arc<Verifier>,
     /// Consecutive settles that sent late diagnostics alone (no verification continuation),
     /// bounded by the continuation cap; reset when a settle lets the agent stop.

@@ -29,7 +29,7 @@ pub use convert::TYPE_ERROR_GUIDANCE;
 pub use install::{Installed, Project, ProjectLookup, ServerCommand, TsserverBridge, Unavailable};
 pub use pi_native_hooks_lsp::ServerError;
 pub use server::launch;
-pub use status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus};
+pub use status::{ProjectState, ProjectStatus, StatusHandle, TypeScriptStatus, disabled};
 
 /// The analyzer key of the project's TypeScript.
 pub const ANALYZER_KEY: &str = "typescript:project";

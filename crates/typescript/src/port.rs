@@ -1,8 +1,11 @@
 //! Owns the TypeScript analyzer's side of the analyzer port: [`TypeScriptAnalyzer`] as a wave
-//! runs it, its "before" of a changed file, and what it still has pending for the settle.
+//! runs it, its "before" of a changed file, what it still has pending for the settle, and where
+//! its status is read.
 
 use crate::analyzer::TypeScriptAnalyzer;
-use pi_native_hooks_analysis::{AnalysisSnapshot, AnalyzerKey, Finding, ScanRequest, WaveAnalyzer};
+use pi_native_hooks_analysis::{
+    AnalysisSnapshot, AnalyzerKey, Finding, ScanRequest, StatusSource, WaveAnalyzer,
+};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +29,10 @@ impl WaveAnalyzer for TypeScriptAnalyzer {
     fn findings_in(&self, path: &str, bytes: &[u8]) -> Option<Vec<Finding>> {
         let _ = bytes;
         TypeScriptAnalyzer::findings_in(self, path)
+    }
+
+    fn status_source(&self) -> Option<Arc<dyn StatusSource>> {
+        Some(Arc::new(self.status()))
     }
 
     fn has_pending(&self) -> bool {

@@ -41,6 +41,17 @@ impl<'a> ScanRequest<'a> {
     }
 }
 
+/// What an analyzer shows of itself in the status beyond its runs (its servers, what it keeps,
+/// what is pending), read at any time without waiting for a wave: it reads what the analyzer last
+/// published. The lines are the analyzer's own wording, unescaped (whoever prints them escapes
+/// them).
+pub trait StatusSource: Send + Sync {
+    /// The status lines.
+    fn lines(&self) -> Vec<String>;
+    /// Whether the analyzer failed for good in part (a server degraded): the footer says so.
+    fn degraded(&self) -> bool;
+}
+
 /// An analyzer the wave can run: one key, the paths it understands, one scan per call.
 pub trait WaveAnalyzer: Send {
     /// The analyzer key, e.g. `ast-grep:personal`.
@@ -71,6 +82,12 @@ pub trait WaveAnalyzer: Send {
     /// What the analyzer holds for incremental re-analysis and how it analyzed files so far, when
     /// it holds anything at all.
     fn tree_cache_stats(&self) -> Option<TreeCacheStats> {
+        None
+    }
+
+    /// Where the status reads what the analyzer shows of itself, when it shows anything beyond
+    /// its runs. Taken once, before the analyzer is handed to the wave.
+    fn status_source(&self) -> Option<Arc<dyn StatusSource>> {
         None
     }
 

@@ -8,8 +8,7 @@ use crate::status::{
     AnalyzerStatus, ConfigHealth, RequirementStatus, SettingsStatus, VerificationStatus,
 };
 use pi_native_hooks_analysis::TreeCacheStats;
-use pi_native_hooks_base::escape;
-use pi_native_hooks_typescript::{ProjectState, TypeScriptStatus};
+use pi_native_hooks_base::{byte_size, escape};
 use pi_native_hooks_verification::Timestamp;
 use pi_native_hooks_wave::{LaneStores, NotAnalyzed};
 use pi_native_hooks_workspace::{WatchState, WatchStatus};
@@ -124,8 +123,8 @@ pub fn render_status(status: &SessionReport) -> String {
     if let Some(watcher) = &status.watcher {
         render_watcher(&mut out, watcher);
     }
-    if let Some(typescript) = &status.typescript {
-        render_typescript(&mut out, typescript);
+    for line in &status.analyzer_lines {
+        put(&mut out, format_args!("{line}"));
     }
     for analyzer in &hooks.analyzers {
         render_analyzer(&mut out, analyzer);
@@ -141,84 +140,6 @@ pub fn render_status(status: &SessionReport) -> String {
         put(&mut out, format_args!("state warning: {warning}"));
     }
     out
-}
-
-/// The type check: off and why, or each project met with its server's state.
-fn render_typescript(out: &mut String, status: &TypeScriptStatus) {
-    if let Some(reason) = &status.disabled {
-        put(out, format_args!("type check: off ({reason})"));
-        return;
-    }
-    if status.projects.is_empty() {
-        put(
-            out,
-            format_args!(
-                "type check: no TypeScript project met yet (a server starts at the first change to a file under a tsconfig.json or jsconfig.json)"
-            ),
-        );
-    }
-    for project in &status.projects {
-        let version = project
-            .version
-            .as_deref()
-            .map_or_else(String::new, |v| format!("TypeScript {v}, "));
-        let state = match &project.state {
-            ProjectState::Starting => "starting".to_owned(),
-            ProjectState::Running {
-                pid,
-                memory_bytes,
-                open_documents,
-            } => format!(
-                "running (pid {}, {}, {open_documents} open documents)",
-                pid.map_or_else(|| "?".to_owned(), |p| p.to_string()),
-                memory_bytes.map_or_else(|| "memory unknown".to_owned(), byte_size)
-            ),
-            ProjectState::Stopped => "stopped (starts again at the next change)".to_owned(),
-            ProjectState::Off { reason } => format!("off: {reason}"),
-            ProjectState::Degraded { reason } => format!("degraded: {reason}"),
-        };
-        let restarts = if project.restarts > 0 {
-            format!(", restarted {} time(s)", project.restarts)
-        } else {
-            String::new()
-        };
-        let cut = project.import_index_cut_at.map_or_else(String::new, |limit| {
-            format!(
-                "; import index cut at {limit} files (dependents among the rest are not re-checked)"
-            )
-        });
-        put(
-            out,
-            format_args!(
-                "type check: {}: {version}{state}{restarts}{cut}",
-                project.config.display()
-            ),
-        );
-    }
-    if status.pending > 0 {
-        put(
-            out,
-            format_args!(
-                "type check: {} files pending (asked again with the next wave)",
-                status.pending
-            ),
-        );
-    }
-    if !status.projects.is_empty() {
-        let (answers, disk) = (&status.answers, &status.disk_seen);
-        put(
-            out,
-            format_args!(
-                "type check memory: answers kept for {} of {} files ({} forgotten, asked again); disk contents told to the servers kept for {} of {} files ({} forgotten, told again)",
-                answers.held,
-                answers.capacity,
-                answers.dropped,
-                disk.held,
-                disk.capacity,
-                disk.dropped
-            ),
-        );
-    }
 }
 
 /// One analyzer's runs and health, the trees it holds and the files it could not analyze.
@@ -313,19 +234,6 @@ fn render_trees(out: &mut String, trees: &TreeCacheStats) {
             trees.incremental_analyses
         ),
     );
-}
-
-/// `bytes` in the largest binary unit that keeps it at least 1 (`1.5 MiB`, `12.0 KiB`, `0 B`).
-fn byte_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
-    UNITS.iter().find(|(_, size)| bytes >= *size).map_or_else(
-        || format!("{bytes} B"),
-        |(unit, size)| {
-            // Tenths, rounded down, in integers: exact for every u64.
-            let tenths = u128::from(bytes) * 10 / u128::from(*size);
-            format!("{}.{} {unit}", tenths / 10, tenths % 10)
-        },
-    )
 }
 
 /// The files an analyzer's last run could not analyze, one line each.
@@ -480,44 +388,4 @@ fn utc(at: Timestamp) -> String {
         rest % 3600 / 60,
         rest % 60
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pi_native_hooks_base::StoreUse;
-    use pi_native_hooks_typescript::ProjectStatus;
-
-    #[test]
-    fn the_type_check_shows_how_much_it_remembers_once_a_project_is_met() {
-        let mut status = TypeScriptStatus::default();
-        let mut out = String::new();
-        render_typescript(&mut out, &status);
-        assert!(!out.contains("type check memory"), "{out}");
-        status.projects.push(ProjectStatus {
-            config: "tsconfig.json".into(),
-            version: Some("7.0.0".to_owned()),
-            state: ProjectState::Starting,
-            restarts: 0,
-            import_index_cut_at: None,
-        });
-        status.answers = StoreUse {
-            held: 3,
-            capacity: 16_384,
-            dropped: 2,
-        };
-        status.disk_seen = StoreUse {
-            held: 1,
-            capacity: 16_384,
-            dropped: 0,
-        };
-        let mut out = String::new();
-        render_typescript(&mut out, &status);
-        assert!(
-            out.contains(
-                "type check memory: answers kept for 3 of 16384 files (2 forgotten, asked again); disk contents told to the servers kept for 1 of 16384 files (0 forgotten, told again)"
-            ),
-            "{out}"
-        );
-    }
 }

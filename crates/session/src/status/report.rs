@@ -11,8 +11,6 @@
 use crate::state::Session;
 use crate::status::{ConfigHealth, HooksStatus, SettingsStatus};
 use pi_native_hooks_base::escape;
-use pi_native_hooks_compose::TypeCheck;
-use pi_native_hooks_typescript::TypeScriptStatus;
 use pi_native_hooks_wave::{LaneStores, WaveCoordinator, WaveTotals};
 use pi_native_hooks_workspace::WatchStatus;
 use serde::Serialize;
@@ -39,9 +37,9 @@ pub struct SessionReport {
     pub stores: LaneStores,
     /// The workspace watcher behind whole-worktree (`bash`) snapshots, when there is one.
     pub watcher: Option<WatchStatus>,
-    /// The type check: its projects and servers, or why it is off (`None` when no wave is
-    /// observed).
-    pub typescript: Option<TypeScriptStatus>,
+    /// What each analyzer shows of itself, in its own words (the type check's projects and
+    /// servers, or why it is off); none when no wave is observed.
+    pub analyzer_lines: Vec<String>,
 }
 
 impl Session {
@@ -95,18 +93,11 @@ impl Session {
                 .state
                 .coordinator()
                 .and_then(WaveCoordinator::watch_status),
-            typescript: self.typescript_status(),
-        }
-    }
-
-    /// The type check's latest status; off, with the reason, when the settings turn it off.
-    pub(super) fn typescript_status(&self) -> Option<TypeScriptStatus> {
-        match self.typescript.as_ref()? {
-            TypeCheck::On(handle) => Some(handle.get()),
-            TypeCheck::Disabled => Some(TypeScriptStatus {
-                disabled: Some("[typescript] enabled = false in settings.toml".to_owned()),
-                ..TypeScriptStatus::default()
-            }),
+            analyzer_lines: self
+                .analyzer_status
+                .iter()
+                .flat_map(|source| source.lines())
+                .collect(),
         }
     }
 }
@@ -159,9 +150,7 @@ impl Session {
                 || published.analyzers.iter().any(|a| a.last_error.is_some())
                 || !published.policy_failures.is_empty()
                 || totals.coordinator_failures > 0
-                || self
-                    .typescript_status()
-                    .is_some_and(|status| status.is_degraded()),
+                || self.analyzer_status.iter().any(|source| source.degraded()),
         }
     }
 }
