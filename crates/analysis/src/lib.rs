@@ -1,5 +1,15 @@
-//! In-process ast-grep analysis of TypeScript and TSX: rules, scanning, matching (one matcher
-//! for the cold scan and incremental re-analysis), the findings snapshot and its caches.
+//! ast-grep in process over TypeScript and TSX, and the types every analyzer speaks.
+//!
+//! Files: `rules` (compiling rule files; only the linked languages load), `prefilter` (the literal
+//! text each rule needs) and `rule_texts` (each rule's message and note held once), `matcher/`
+//! (the one matcher of a file's nodes against the rules: kind index, pre-filters,
+//! `ast-grep-ignore` comments applied as ast-grep applies them, findings with positions and
+//! fixes), `scan/` (one wave, one parse per file), `incremental/` (the re-analysis of an edited
+//! file around its edit), `cache/` (the content cache and the held source texts and syntax trees
+//! under a byte budget), `snapshot/` (the normalized `Finding` with its `FindingFix`, the
+//! `PolicyDiagnostic` that reaches the model, and the immutable `AnalysisSnapshot`), `port/` (the
+//! analyzer port, `WaveAnalyzer` with its `ScanRequest` and `StatusSource`, and the ast-grep
+//! rules' implementation of it).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]

@@ -1,5 +1,13 @@
 //! The `pi-native-hooks` command line: argument parsing and output over the engine's library API.
 //! Each subcommand lives in its own file and owns no logic beyond presenting results.
+//!
+//! Files: `check/` (`check`: its targets — git's changed files, or named files and directories
+//! walked with the `ignore` crate —, `--staged` files, `--new-since`, `--types` and `--fix`, fixes
+//! written in ast-grep's order, skipping overlaps, each file atomically and only while it holds
+//! the analyzed bytes), `format/` (one neutral `Diagnostic` per result written as `human`,
+//! `concise`, `json`, `github` or `sarif`, one file per form, code frames read through a
+//! replaceable source lookup), `test` and `fixtures/` (`test`: the policy fixture runner),
+//! `init`, `doctor` (the doctor crate's report), `completions`.
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]

@@ -1,5 +1,15 @@
-//! Where configuration comes from: the personal config root, its trust checks, the ast-grep
-//! project in it, its settings file, and the built-in default pack compiled into the binary.
+//! Where configuration comes from, and whether it can be trusted.
+//!
+//! Files: `root` (the personal root, `personal_root`, from the OS user record), `trust/` (the
+//! trust checks over the whole path to a root and the descriptor-relative reads below it),
+//! `project` (the ast-grep project in a root: `sgconfig.yml`, `ruleDirs`, `utilDirs`), `yaml`
+//! (YAML read as ast-grep reads it, and `YamlError`, the one error a file that does not parse is
+//! reported as, for `sgconfig.yml` and the analysis's rule files alike), `settings/`
+//! (`settings.toml`: the typed `Settings` with defaults and bounds, each problem by file, line and
+//! key; `docs/settings.md`), `builtin` (the built-in pack compiled into the binary), this file
+//! (`ConfigSource`, the choice between a root and the built-in pack) and `analyzer_key`
+//! (`AnalyzerKey`, the key of the analyzer each source makes: `ast-grep:personal`,
+//! `ast-grep:builtin`).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]

@@ -5,6 +5,13 @@
 //! Diagnostic policies run over one shared `Arc<AnalysisSnapshot>` per wave
 //! ([`PolicyRegistry::evaluate_diagnostics`]); verification policies decide which required
 //! commands a set of changed paths needs ([`PolicyRegistry::affected_requirements`]).
+//!
+//! Files: `sandbox/` (the engine, its checked natives, the Rhai API, the per-call memory budget
+//! and its counting allocator, the read-only snapshot views), `registry/` (the contract read from
+//! each script's syntax tree, sources, digests over every file loaded and per verification
+//! requirement, load and run failures), `run/` (diagnostic and verification policies over one
+//! shared snapshot, the `affects` budget and cache), `builtin` (the built-in policies), `init`
+//! (`init`'s plan).
 
 // What is not re-exported from this root is `pub(crate)`: the curated list below is the API.
 #![warn(unreachable_pub)]
