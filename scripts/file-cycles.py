@@ -3,7 +3,7 @@
 `self::` paths, `crate::`/`super::` paths in code and `use child::` re-exports of declared child
 modules (inline `mod tests` left out), then reports strongly connected components and mutual
 pairs. Exits 1 when any directory has a cycle, so `scripts/test` fails on a new one.
-Usage: scripts/file-cycles.py [CRATE_SRC_DIR...]   (default: every crates/*/src)"""
+Usage: scripts/file-cycles.py [CRATE_SRC_DIR...]   (default: every crates/*/src, and tests/support/src)"""
 import glob, os, re, sys
 
 def cycles_in(root):
@@ -113,6 +113,7 @@ def cycles_in(root):
   return len(sccs)
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-roots = sys.argv[1:] or sorted(glob.glob(os.path.join(repo, "crates", "*", "src")))
+roots = sys.argv[1:] or sorted(glob.glob(os.path.join(repo, "crates", "*", "src"))) + [
+    os.path.join(repo, "tests", "support", "src")]
 found = sum(cycles_in(r) for r in roots)
 sys.exit(1 if found else 0)
