@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Lists import cycles between the files of each crate's `src/`: parses `use crate::`/`super::`/
 `self::` paths, `crate::`/`super::` paths in code and `use child::` re-exports of declared child
-modules (inline `mod tests` left out), then reports strongly connected components and mutual
-pairs. Exits 1 when any directory has a cycle, so `scripts/test` fails on a new one.
-Usage: scripts/file-cycles.py [CRATE_SRC_DIR...]   (default: every crates/*/src)"""
+modules (inline `mod tests` left out; a test module in a sibling file, `render/tests.rs`, is a
+file like any other, and no cycle can pass through it since nothing imports it), then reports
+strongly connected components and mutual pairs. Exits 1 when any directory has a cycle, so
+`scripts/test` fails on a new one.
+Usage: scripts/file-cycles.py [CRATE_SRC_DIR...]   (default: every crates/*/src, and tests/support/src)"""
 import glob, os, re, sys
 
 def cycles_in(root):
@@ -28,8 +30,9 @@ def cycles_in(root):
       return os.path.basename(p) in ("mod.rs", "lib.rs", "main.rs")
   edges = {m: set() for m in files}
   def strip_tests(src):
-      # drop #[cfg(test)] mod tests { ... } blocks (approx: from marker to end if at end)
-      i = src.find("#[cfg(test)]\nmod tests")
+      # drop an inline #[cfg(test)] mod tests { ... } block (approx: from marker to end if at end);
+      # a `mod tests;` declaration stays, its file is read as any other
+      i = src.find("#[cfg(test)]\nmod tests {")
       return src if i < 0 else src[:i]
   tok = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
   usegroup = re.compile(r"use\s+(crate|super|self)::([^;]*);", re.S)
@@ -113,6 +116,7 @@ def cycles_in(root):
   return len(sccs)
 
 repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-roots = sys.argv[1:] or sorted(glob.glob(os.path.join(repo, "crates", "*", "src")))
+roots = sys.argv[1:] or sorted(glob.glob(os.path.join(repo, "crates", "*", "src"))) + [
+    os.path.join(repo, "tests", "support", "src")]
 found = sum(cycles_in(r) for r in roots)
 sys.exit(1 if found else 0)

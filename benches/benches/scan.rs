@@ -31,19 +31,9 @@
     reason = "the corpora are named `.ts`/`.tsx` exactly"
 )]
 #![expect(
-    clippy::cast_possible_truncation,
-    reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
-)]
-#![expect(
-    clippy::format_push_string,
     clippy::format_collect,
     reason = "building generated input and tables; allocation is outside what is measured"
 )]
-
-#[path = "../../tests/it/support/ast_grep.rs"]
-mod ast_grep;
-#[path = "../../tests/it/support/corpus.rs"]
-mod corpus;
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
@@ -54,6 +44,7 @@ use pi_native_hooks_benches::{
 };
 use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_test_support::{ast_grep, checkout, corpus};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::PathBuf;
@@ -595,7 +586,7 @@ fn main() {
     scan();
     Criterion::default().configure_from_args().final_summary();
 
-    let home = criterion_home(&ast_grep::repo_root());
+    let home = criterion_home(checkout());
     let groups = [
         ENGINE, TWO_RULES, ENGINE_2, FLOOR, CLI, RESCAN, EDITS[0].0, EDITS[0].1, EDITS[1].0,
         EDITS[1].1, EDITS[2].0, EDITS[2].1,

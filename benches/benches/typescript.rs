@@ -5,10 +5,10 @@
 //!
 //! - a generated 1,000-file project with a layered import graph ([`ts_project`], seeded; the
 //!   edited file is the library module with about 15 importers, 300 lines);
-//! - zod's `packages/zod/src` (from the corpora folder, `$CORPORA` or `../shared/corpora` beside
-//!   the repository), copied to a temporary directory without its tests and benchmarks (they
-//!   import packages the copy does not have), with a strict `module: nodenext` config under which
-//!   it type-checks cleanly; the edited file is `v3/ZodError.ts` (341 lines, 5 importers, among
+//! - zod's `packages/zod/src` (from the corpora folder, `$CORPORA` relative to the repository,
+//!   else `shared/corpora` beside the repository or above it), copied to a temporary directory
+//!   without its tests and benchmarks (they import packages the copy does not have), with a strict
+//!   `module: nodenext` config under which it type-checks cleanly; the edited file is `v3/ZodError.ts` (341 lines, 5 importers, among
 //!   them the 5,138-line `v3/types.ts`).
 //!
 //! Both use the pinned TypeScript 7 (`$PI_NATIVE_HOOKS_TS7_MODULES`, set by
@@ -58,6 +58,8 @@ use pi_native_hooks_benches::{
     thousands, ts_project, write_figures,
 };
 use pi_native_hooks_lsp::{DiagnosticMode, LanguageServer, within};
+use pi_native_hooks_test_support::typescript::{Ts, pinned_modules};
+use pi_native_hooks_test_support::{checkout, corpora};
 use pi_native_hooks_typescript::{
     PriorTexts, ProjectLookup, ServerCommand, TypeScriptAnalyzer, TypeScriptLimits, launch,
 };
@@ -103,31 +105,9 @@ fn say(line: &str) {
     let _ = writeln!(stdout, "{line}");
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The `node_modules` holding the pinned TypeScript 7, if installed.
-fn ts7_modules() -> Option<PathBuf> {
-    let modules = std::env::var_os("PI_NATIVE_HOOKS_TS7_MODULES").map_or_else(
-        || workspace_root().join("tests/typescript-servers/ts7/node_modules"),
-        PathBuf::from,
-    );
-    modules
-        .join("typescript/package.json")
-        .is_file()
-        .then_some(modules)
-}
-
 /// zod's `packages/zod/src`, if the corpora are there.
 fn zod_source() -> Option<PathBuf> {
-    // Relative to the repository root, as `scripts/bench-figures` takes it (cargo runs a bench
-    // in its package's folder).
-    let corpora = std::env::var_os("CORPORA").map_or_else(
-        || workspace_root().join("../shared/corpora"),
-        |dir| workspace_root().join(dir),
-    );
-    let src = corpora.join("zod/packages/zod/src");
+    let src = corpora().join("zod/packages/zod/src");
     src.is_dir().then_some(src)
 }
 
@@ -560,7 +540,7 @@ static FIXTURE: OnceLock<Option<Fixture>> = OnceLock::new();
 fn fixture() -> Option<&'static Fixture> {
     FIXTURE
         .get_or_init(|| {
-            let Some(modules) = ts7_modules() else {
+            let Ok(modules) = pinned_modules(Ts::V7) else {
                 say(
                     "TypeScript 7 is not installed: run `. scripts/provision.sh` (it runs `npm ci` \
                      in tests/typescript-servers/ts7). Nothing measured.",
@@ -1132,7 +1112,7 @@ fn main() {
     typescript();
     Criterion::default().configure_from_args().final_summary();
 
-    let home = criterion_home(&workspace_root());
+    let home = criterion_home(checkout());
     let mean = |group: &str, files: usize| mean_estimate(&home, group, &files.to_string(), started);
     let groups = [ANALYZER, FLOOR, TSC, PUSH_WAIT];
     let sizes: Vec<usize> = fixture.projects.iter().map(|p| p.files).collect();

@@ -42,6 +42,7 @@ use pi_native_hooks_benches::{
 };
 use pi_native_hooks_compose::LoadedConfig;
 use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_test_support::{checkout, git, write};
 use pi_native_hooks_wave::{
     AnalysisCoordinator, AssistantMessage, ExecutionMode, GitWorkspace, ResultDecision,
     SnapshotScope, ToolCallInfo, ToolResult, WaveConfig, WaveCoordinator,
@@ -82,33 +83,6 @@ fn say(line: &str) {
     let _ = writeln!(stdout, "{line}");
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args([
-            "-c",
-            "user.name=b",
-            "-c",
-            "user.email=b@b",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .status()
-        .expect("run git");
-    assert!(status.success(), "git {args:?} failed");
-}
-
-fn write(root: &Path, path: &str, text: &str) {
-    let full = root.join(path);
-    if let Some(parent) = full.parent() {
-        std::fs::create_dir_all(parent).expect("create a directory");
-    }
-    std::fs::write(full, text).expect("write a file");
-}
-
 /// Leaves the repository as generated for the next group.
 fn remove_target(root: &Path) {
     std::fs::remove_file(root.join(TARGET)).expect("remove the target");
@@ -142,7 +116,7 @@ fn generate(files: usize) -> TempDir {
         write(
             root,
             &format!("src/area{}/mod{i}.ts", i / 100),
-            &module(i, lines),
+            module(i, lines),
         );
     }
     for i in 0..200 {
@@ -509,7 +483,7 @@ fn main() {
     waves();
     Criterion::default().configure_from_args().final_summary();
 
-    let home = criterion_home(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let home = criterion_home(checkout());
     let mean = |group: &str, files: usize| mean_estimate(&home, group, &files.to_string(), started);
     let groups = [
         GIT_STATUS,

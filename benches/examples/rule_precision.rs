@@ -12,7 +12,7 @@
 //! Each `LABEL=DIR` is a corpus: every `.ts`, `.tsx`, `.mts` and `.cts` file below `DIR` (hidden
 //! directories skipped, `node_modules` included, symbolic links not followed). Declaration files
 //! (`.d.ts`, `.d.mts`, `.d.cts`) form a separate corpus `LABEL-dts`. `--generated N` adds `N` files
-//! of the generated corpus (`tests/it/support/corpus.rs`, seed 1) as `generated`.
+//! of the generated corpus (`tests/support/src/corpus/`, seed 1) as `generated`.
 //!
 //! The files are copied into a temporary directory (the corpora stay untouched, and the paths the
 //! rules' `files`/`ignores` globs see are relative to the corpus) and scanned by the built
@@ -43,18 +43,12 @@
     reason = "sizes and counts of measured inputs, far below 2^32; figures are printed as floats"
 )]
 #![expect(
-    clippy::format_push_string,
-    reason = "building generated input and tables; allocation is outside what is measured"
-)]
-#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a measuring program: the tables go to stdout, progress to stderr"
 )]
 
-#[path = "../../tests/it/support/corpus.rs"]
-mod corpus;
-
+use pi_native_hooks_test_support::{checkout, corpus};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
@@ -109,10 +103,6 @@ impl Hit {
     }
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn usage() -> String {
     "usage: rule_precision [--bin PATH] [--ast-grep PATH] [--generated N] [--sample N] [--seed N] \
      [--worksheet FILE] [--verdicts FILE] LABEL=DIR..."
@@ -121,7 +111,7 @@ fn usage() -> String {
 
 fn parse_options() -> Result<Options, Error> {
     let mut options = Options {
-        bin: workspace_root().join("target/release/pi-native-hooks"),
+        bin: checkout().join("target/release/pi-native-hooks"),
         ast_grep: None,
         generated: 0,
         sample: 20,
@@ -358,7 +348,7 @@ fn check_all(bin: &Path, config: &[&str], corpus: &Corpus) -> Result<Scan, Error
 /// A config root whose rules are the pack's rules with `rule:` replaced by a match of the whole
 /// file: one finding per rule per file the rule applies to. Returns the rule ids.
 fn write_probe_root(root: &Path) -> Result<Vec<String>, Error> {
-    let rules_dir = workspace_root().join("rules");
+    let rules_dir = checkout().join("rules");
     let probe_dir = root.join("rules");
     std::fs::create_dir_all(&probe_dir).map_err(|e| format!("{}: {e}", probe_dir.display()))?;
     let mut ids = Vec::new();
@@ -553,7 +543,7 @@ fn ast_grep_hits(cli: &Path, config: &Path, corpus: &Corpus) -> Result<Vec<Hit>,
 
 /// A config root for the ast-grep CLI holding the repository's rules. Returns its `sgconfig.yml`.
 fn write_cli_root(root: &Path) -> Result<PathBuf, Error> {
-    let rules_dir = workspace_root().join("rules");
+    let rules_dir = checkout().join("rules");
     let target_dir = root.join("rules");
     std::fs::create_dir_all(&target_dir).map_err(|e| format!("{}: {e}", target_dir.display()))?;
     let entries =

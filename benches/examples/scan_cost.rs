@@ -21,18 +21,11 @@
     clippy::print_stdout,
     reason = "an example that prints what it measured"
 )]
-#![expect(
-    clippy::cast_possible_truncation,
-    clippy::format_push_string,
-    reason = "the shared corpus generator: counts far below 2^32, allocation outside what is measured"
-)]
-
-#[path = "../../tests/it/support/corpus.rs"]
-mod corpus;
 
 use ast_grep_core::tree_sitter::LanguageExt;
 use ast_grep_language::SupportLang;
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
+use pi_native_hooks_test_support::corpus;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //! cargo run --release -p pi-native-hooks-benches --example tree_memory -- [FILES]
 //! ```
 //!
-//! `FILES` (default 1,000) files of the generated corpus (`tests/it/support/corpus.rs`, the
+//! `FILES` (default 1,000) files of the generated corpus (`tests/support/src/corpus/`, the
 //! benches' seed) are analyzed once by an analyzer holding every tree and once by one holding
 //! none; the difference in the heap in use (glibc's `mallinfo2`: Rust's allocations and
 //! tree-sitter's C allocations alike) is what the held trees cost. Linux with glibc only.
@@ -16,19 +16,13 @@
     reason = "byte counts far below 2^52, printed as floats"
 )]
 #![expect(
-    clippy::format_push_string,
-    reason = "the generated corpus, shared with the tests; built outside what is measured"
-)]
-#![expect(
     unsafe_code,
     reason = "glibc's allocator statistics are read through its C function `mallinfo2`"
 )]
 
-#[path = "../../tests/it/support/corpus.rs"]
-mod corpus;
-
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits};
 use pi_native_hooks_config::builtin;
+use pi_native_hooks_test_support::corpus;
 use std::io::Write;
 use std::sync::Arc;
 

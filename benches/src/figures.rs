@@ -27,8 +27,8 @@ pub struct Section {
 /// The built-in pack: every rule and policy a run with the built-in configuration loads.
 const RULES: &str = "rules";
 const POLICIES: &str = "policies";
-/// The generated corpus of the scan benches and the parity tests.
-const CORPUS: &str = "tests/it/support/corpus.rs";
+/// The generated corpus of the scan benches and the parity tests: every file of its generator.
+const CORPUS: &str = "tests/support/src/corpus";
 
 /// Every generated table.
 pub const SECTIONS: &[Section] = &[

@@ -6,17 +6,17 @@
 //! cargo run --release -p pi-native-hooks-benches --bin check_scale [ROUNDS]
 //! ```
 //!
-//! The tree is `shadcn-ui` from the corpora folder (`$CORPORA`, else `../shared/corpora` beside
-//! the repository), copied once as it is and once four times side by side (`copy-1/` …
-//! `copy-4/`). Both tools read one config root: a `sgconfig.yml` with `ruleDirs: [rules]` and the
-//! repository's `rules/*.yml` (`pi-native-hooks check --config <root> --format concise --threads
-//! 2 .`, `ast-grep scan --config <root>/sgconfig.yml --report-style short --threads 2 .`), run
-//! from the tree's folder with their output to `/dev/null`; each round runs both, the order
-//! alternating. `/usr/bin/time -f '%M %e'` gives each run's peak resident set and wall time; the
-//! tables show medians. Each round runs both tools on two threads (the figures the targets are
-//! judged on) and again with `--threads 1`: on two, the growth over the tree includes two large
-//! files parsed at once (each copy's largest files come at the same point of its half of the
-//! work), which one thread rules out. The `pi-native-hooks` binary is
+//! The tree is `shadcn-ui` from the corpora folder (`$CORPORA`, relative to the repository, else
+//! `shared/corpora` beside the repository or above it), copied once as it is and once four times
+//! side by side (`copy-1/` … `copy-4/`). Both tools read one config root: a `sgconfig.yml` with
+//! `ruleDirs: [rules]` and the repository's `rules/*.yml` (`pi-native-hooks check --config <root>
+//! --format concise --threads 2 .`, `ast-grep scan --config <root>/sgconfig.yml --report-style
+//! short --threads 2 .`), run from the tree's folder with their output to `/dev/null`; each round
+//! runs both, the order alternating. `/usr/bin/time -f '%M %e'` gives each run's peak resident set
+//! and wall time; the tables show medians. Each round runs both tools on two threads (the figures
+//! the targets are judged on) and again with `--threads 1`: on two, the growth over the tree
+//! includes two large files parsed at once (each copy's largest files come at the same point of its
+//! half of the work), which one thread rules out. The `pi-native-hooks` binary is
 //! `target/release/pi-native-hooks` (`scripts/bench-figures` builds it), the ast-grep CLI the
 //! pinned one (`AST_GREP_BIN`, set by `scripts/provision.sh`).
 
@@ -27,10 +27,8 @@
 #![expect(clippy::print_stdout, reason = "the table is this program's output")]
 #![expect(clippy::print_stderr, reason = "what could not be measured")]
 
-#[path = "../../../tests/it/support/ast_grep.rs"]
-mod ast_grep;
-
 use pi_native_hooks_benches::{format_duration, thousands, write_figures};
+use pi_native_hooks_test_support::{ast_grep, checkout, corpora};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -284,9 +282,8 @@ fn main() -> ExitCode {
         .and_then(|n| n.parse().ok())
         .unwrap_or(ROUNDS)
         .max(1);
-    let repo = ast_grep::repo_root();
-    let corpora =
-        std::env::var_os("CORPORA").map_or_else(|| repo.join("../shared/corpora"), PathBuf::from);
+    let repo = checkout();
+    let corpora = corpora();
     let source = corpora.join("shadcn-ui");
     let check = repo.join("target/release/pi-native-hooks");
     let ast_grep_bin = ast_grep::find_binary();

@@ -1,5 +1,5 @@
 //! Owns the two differential targets, both judged against ast-grep's own `CombinedScan`
-//! ([`crate::reference`]) with the shipped rules:
+//! (`pi_native_hooks_test_support::reference`) with the shipped rules:
 //! - `reanalysis`: a file analyzed, then edited up to four times and analyzed again from the
 //!   analyzer's held tree (the incremental path a session takes); after every version the
 //!   findings must equal a full scan's.
@@ -8,10 +8,11 @@
 //!   a fresh analysis's findings, with the suppressions it derives and its unused-suppression
 //!   hints, must equal ast-grep's.
 
-use crate::{listed_or_arbitrary, reference};
+use crate::listed_or_arbitrary;
 use arbitrary::{Result, Unstructured};
 use pi_native_hooks_analysis::{Analyzer, RuleSet, ScanLimits, load_source};
 use pi_native_hooks_config::ConfigSource;
+use pi_native_hooks_test_support::reference;
 use std::sync::{Arc, LazyLock};
 
 /// The shipped rules, loaded once.

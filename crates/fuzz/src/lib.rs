@@ -17,7 +17,6 @@ mod block;
 mod config_files;
 mod differential;
 pub mod mutate;
-pub mod reference;
 
 pub use block::render;
 pub use config_files::{fixture, manifest, policy, rule, settings};

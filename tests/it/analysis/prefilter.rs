@@ -3,7 +3,7 @@
 //! corpora and every rule fixture; and the conditions derived for the built-in rules are the
 //! literals their patterns really need.
 
-use crate::support::{checkout, corpus, test_data};
+use crate::support::{corpora, corpus, test_data};
 use pi_native_hooks_analysis::RuleNeeds;
 use pi_native_hooks_analysis::{Analyzer, Finding, RuleSet, ScanLimits};
 use pi_native_hooks_config::builtin;
@@ -120,15 +120,17 @@ fn real_code_findings_are_the_same_without_prefilters() {
 }
 
 /// The full shared corpora (public TypeScript kept beside the checkout, `../shared/corpora`, or
-/// one level further up from a worktree): thousands of files, so run on demand.
+/// one level further up from a worktree, or `$CORPORA`): thousands of files, so run on demand.
 #[test]
 #[ignore = "scans the shared corpora (about 4,300 files); run with `--ignored` where they exist"]
 fn shared_corpora_findings_are_the_same_without_prefilters() {
-    let shared = checkout()
-        .ancestors()
-        .map(|dir| dir.join("shared").join("corpora"))
-        .find(|dir| dir.is_dir())
-        .expect("the shared corpora (`shared/corpora` beside the checkout or above it)");
+    let shared = corpora();
+    assert!(
+        shared.is_dir(),
+        "the shared corpora (`shared/corpora` beside the checkout or above it, or `$CORPORA`): \
+         no {}",
+        shared.display()
+    );
     for corpus in ["zod", "shadcn-ui"] {
         let mut sources = Vec::new();
         sources_under(&shared.join(corpus), Path::new(""), &mut sources);

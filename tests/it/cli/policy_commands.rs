@@ -4,7 +4,7 @@
 
 use crate::support::cli::cli;
 use crate::support::config_root::write_private;
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use pi_native_hooks_cli::ExitStatus;
 
 #[test]
@@ -38,11 +38,11 @@ fn init_doctor_and_test_work_together() {
     let (status, stdout, stderr) = cli(home.path(), &["doctor", "--config", "root"]);
     assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
     let paths = [(home.path(), "[home]")];
-    assert_snapshot!("doctor_healthy", redact(&stdout, &paths));
+    assert_snapshot!("doctor_healthy", stdout, redact = &paths);
 
     let (status, stdout, stderr) = cli(home.path(), &["test", "--config", "root"]);
     assert_eq!(status, ExitStatus::Clean, "{stdout}{stderr}");
-    assert_snapshot!("test_passing", redact(&stdout, &paths));
+    assert_snapshot!("test_passing", stdout, redact = &paths);
 
     // Breaking a policy shows up in doctor and test.
     std::fs::write(
@@ -53,10 +53,10 @@ fn init_doctor_and_test_work_together() {
     .unwrap();
     let (status, stdout, _) = cli(home.path(), &["doctor", "--config", "root"]);
     assert_eq!(status, ExitStatus::Findings);
-    assert_snapshot!("doctor_broken_policy", redact(&stdout, &paths));
+    assert_snapshot!("doctor_broken_policy", stdout, redact = &paths);
     let (status, stdout, _) = cli(home.path(), &["test", "--config", "root"]);
     assert_eq!(status, ExitStatus::Findings);
-    assert_snapshot!("test_broken_policy", redact(&stdout, &paths));
+    assert_snapshot!("test_broken_policy", stdout, redact = &paths);
 }
 
 #[test]
@@ -77,7 +77,8 @@ fn doctor_and_test_print_names_from_the_root_escaped() {
         );
         assert_snapshot!(
             format!("{command}_escaped_name"),
-            redact(&all, &[(home.path(), "[home]")])
+            all,
+            redact = &[(home.path(), "[home]")]
         );
     }
 }

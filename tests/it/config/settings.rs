@@ -3,7 +3,7 @@
 //! default), the trust checks, and what a session, `doctor` and the gate make of it.
 
 use crate::support::gate::{Session as GateSession, success, write_call};
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_analysis::{DEFAULT_TREE_CACHE_BYTES, MAX_TREE_CACHE_BYTES};
 use pi_native_hooks_config::settings::{
@@ -603,7 +603,8 @@ async fn a_session_uses_the_settings_and_a_broken_file_is_degraded_not_weaker() 
     let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
     assert_snapshot!(
         "broken_settings_status",
-        redact(&pi_native_hooks_session::render_status(&status), &paths)
+        pi_native_hooks_session::render_status(&status),
+        redact = &paths
     );
     session.shutdown();
 }
@@ -617,7 +618,7 @@ fn doctor_lists_the_settings_and_their_problems() {
     let report = root_report(root.path());
     assert!(report.healthy());
     let paths = [(root.path(), "[root]")];
-    assert_snapshot!("doctor_settings", redact(&report.to_string(), &paths));
+    assert_snapshot!("doctor_settings", report.to_string(), redact = &paths);
 
     root.write(
         "settings.toml",
@@ -630,7 +631,8 @@ fn doctor_lists_the_settings_and_their_problems() {
     );
     assert_snapshot!(
         "doctor_broken_settings",
-        redact(&report.to_string(), &paths)
+        report.to_string(),
+        redact = &paths
     );
 }
 

@@ -4,7 +4,7 @@
 //! restore, and an inactive session without a config root.
 
 use super::{node_config, node_project};
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, write};
 use pi_native_hooks_session::{Session, SessionOptions, footer, render_status};
 use pi_native_hooks_verification::state::{BranchEntry, StateEntry};
@@ -394,7 +394,7 @@ async fn without_a_config_root_the_session_runs_the_built_in_pack_without_verifi
     );
     let text = render_status(&status);
     let paths = [(repo.path(), "[repo]"), (home.path(), "[home]")];
-    assert_snapshot!("builtin_status", redact(&text, &paths));
+    assert_snapshot!("builtin_status", text, redact = &paths);
     let doctor = session.doctor_text().await;
     assert!(
         doctor.starts_with(
@@ -489,9 +489,10 @@ async fn a_policy_failing_at_run_time_is_named_in_the_status_the_doctor_and_the_
     let paths = [(repo.path(), "[repo]"), (root.path(), "[config]")];
     assert_snapshot!(
         "failing_policy_status",
-        redact(&render_status(&status), &paths)
+        render_status(&status),
+        redact = &paths
     );
-    assert_snapshot!("failing_policy_doctor", redact(&doctor, &paths));
+    assert_snapshot!("failing_policy_doctor", doctor, redact = &paths);
     assert_eq!(
         footer(&session.footer_summary()),
         format!(
@@ -713,6 +714,6 @@ async fn file_names_with_a_newline_or_an_escape_are_escaped_in_the_block_and_the
     assert!(!doctor.contains('\u{1b}'), "{doctor}");
     let paths = [(repo.path(), "[repo]"), (root.path(), "[config]")];
     assert_snapshot!("escaped_names_block", text);
-    assert_snapshot!("escaped_names_status", redact(&status, &paths));
-    assert_snapshot!("escaped_names_doctor", redact(&doctor, &paths));
+    assert_snapshot!("escaped_names_status", status, redact = &paths);
+    assert_snapshot!("escaped_names_doctor", doctor, redact = &paths);
 }

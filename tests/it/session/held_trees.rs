@@ -4,7 +4,7 @@
 
 use super::end_to_end::{call, open, wave};
 use super::{NODE_VERIFICATION, node_project};
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, write};
 use pi_native_hooks_analysis::{DEFAULT_TREE_CACHE_BYTES, TreeCacheStats};
 use pi_native_hooks_session::{Session, render_status};
@@ -92,7 +92,8 @@ async fn a_file_written_then_edited_is_analyzed_in_full_then_incrementally() {
     let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
     assert_snapshot!(
         "held_trees_status",
-        redact(&render_status(&session.status()), &paths)
+        render_status(&session.status()),
+        redact = &paths
     );
     session.shutdown();
 }

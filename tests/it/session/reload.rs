@@ -6,7 +6,7 @@
 
 use super::end_to_end::{bash, call, open, shell, state_of, wave};
 use super::{NODE_VERIFICATION, node_config, node_project};
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, TestRepo, write};
 use pi_native_hooks_session::{Session, footer, render_status};
 use pi_native_hooks_verification::RequirementState;
@@ -294,7 +294,7 @@ async fn a_near_miss_of_the_command_is_a_rejected_run_in_the_status_and_the_cont
         "{text}"
     );
     let paths = [(repo.path(), "[repo]"), (root.path(), "[root]")];
-    assert_snapshot!("near_miss_status", redact(&text, &paths));
+    assert_snapshot!("near_miss_status", text, redact = &paths);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,15 +2,14 @@
 //! config root), each with a builder; running the CLI (`cli`); snapshots of rendered text
 //! (`snapshot`); the git status comparison (`porcelain`); the wave coordinator's fakes and event
 //! driver (`wave`); the gate driver playing a session (`gate`) and the monorepo with its gate
-//! (`monorepo`); ast-grep's `CombinedScan`, the reference the analyzer's findings are checked
-//! against (`combined_scan`); the generated corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`, also
-//! included by the benches).
+//! (`monorepo`). What the benches use too comes from the test-support crate
+//! (`pi-native-hooks-test-support`, `tests/support/`) and is re-exported here: the generated
+//! corpus and the ast-grep CLI lookup (`corpus`, `ast_grep`), ast-grep's `CombinedScan`, the
+//! reference the analyzer's findings are checked against (`combined_scan`), the checkout and the
+//! shared corpora beside it, and git and file writers (through `repo`).
 
-pub mod ast_grep;
 pub mod cli;
-pub mod combined_scan;
 pub mod config_root;
-pub mod corpus;
 pub mod gate;
 pub mod monorepo;
 pub mod porcelain;
@@ -20,18 +19,15 @@ pub mod typescript;
 pub mod wave;
 
 pub use config_root::ConfigRoot;
+pub use pi_native_hooks_test_support::{ast_grep, checkout, corpora, corpus};
 pub use repo::{TestRepo, git, git_cmd, symlink, write};
+
+/// ast-grep's own `CombinedScan` over every applicable rule, without pre-filters: the independent
+/// reference the incremental property and suppression tests compare the engine's matcher with.
+pub use pi_native_hooks_test_support::reference as combined_scan;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// This repository's checkout, the workspace root above `tests/`: the shipped rules and
-/// policies, the docs, the extension.
-pub fn checkout() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests package is inside the workspace")
-}
 
 /// `relative` in the test data of this package, `tests/`: `fixtures/`, `real-corpus/` and
 /// `snapshots/`.

@@ -208,7 +208,7 @@ fn the_import_index_bound_is_shown_in_the_status() {
         write(
             root,
             &format!("src/m{i}.ts"),
-            &format!("export const m{i} = {i};\n"),
+            format!("export const m{i} = {i};\n"),
         );
     }
     let limits = TypeScriptLimits {
@@ -238,7 +238,7 @@ fn past_its_remembered_files_the_analyzer_starts_over_and_still_finds_what_a_wav
         h.commit(root, path, &format!("export const v{i} = {i};\n"));
     }
     for (i, path) in files.iter().enumerate() {
-        write(root, path, &format!("export const v{i} = {};\n", i + 10));
+        write(root, path, format!("export const v{i} = {};\n", i + 10));
     }
     let paths: Vec<String> = files.iter().map(|p| (*p).to_owned()).collect();
     let first = h.analyzer.scan(root, &paths);

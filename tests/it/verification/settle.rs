@@ -1,7 +1,7 @@
 //! The settle decision: the continuation message and the continuation cap.
 
 use crate::support::gate::{Session, bash, continuation_text, exit, success};
-use crate::support::snapshot::{assert_snapshot, redact};
+use crate::support::snapshot::assert_snapshot;
 use crate::support::{ConfigRoot, TestRepo};
 use pi_native_hooks_session::VerificationStatus;
 use pi_native_hooks_verification::{RequirementState, SettleDecision, VERIFICATION_MESSAGE_TYPE};
@@ -25,7 +25,8 @@ fn continuation_lists_the_exact_commands_with_the_project_root() {
     let text = &continuation.content;
     assert_snapshot!(
         "continuation",
-        redact(text, &[(session.repo.path(), "[repo]")])
+        text,
+        redact = &[(session.repo.path(), "[repo]")]
     );
     assert_eq!(VERIFICATION_MESSAGE_TYPE, "pi-native-hooks-verification");
 }

@@ -2,13 +2,9 @@
 //! it and pi-native-hooks read the same way (`sgconfig.yml` with `ruleDirs: [rules]` and the
 //! repository's `rules/*.yml`).
 
+use crate::checkout;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-
-/// The repository root (the workspace directory above the crate being built).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn is_executable(path: &Path) -> bool {
     path.metadata()
@@ -30,7 +26,7 @@ pub fn find_binary() -> Result<PathBuf, String> {
             ))
         };
     }
-    let root = repo_root();
+    let root = checkout();
     let pinned = [
         root.join("node_modules/@ast-grep/cli-linux-x64-gnu/ast-grep"),
         root.join("node_modules/.bin/ast-grep"),
@@ -64,7 +60,7 @@ pub fn write_config_root(dir: &Path) -> PathBuf {
     let rules = dir.join("rules");
     std::fs::create_dir_all(&rules).expect("create the rules directory of the config root");
     let mut copied = 0;
-    let source = repo_root().join("rules");
+    let source = checkout().join("rules");
     let mut entries: Vec<PathBuf> = std::fs::read_dir(&source)
         .expect("read the repository's rules directory")
         .map(|entry| entry.expect("list the repository's rules directory").path())
