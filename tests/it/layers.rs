@@ -116,6 +116,46 @@ fn every_crate_depends_only_on_the_layers_above_it_as_documented() {
     }
 }
 
+/// The most a row's "owns" cell says: one sentence a newcomer reads at a glance. The detail is the
+/// crate's own, in its `lib.rs`.
+const MAX_ROW_CHARS: usize = 320;
+
+#[test]
+fn each_crate_is_said_in_one_sentence() {
+    let rows: Vec<(String, String)> = architecture_from("## Crates are the layers")
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let name = cells.get(1)?.strip_prefix("`pi-native-hooks-")?;
+            Some((
+                name.trim_end_matches('`').to_owned(),
+                (*cells.get(3)?).to_owned(),
+            ))
+        })
+        .collect();
+    assert!(rows.len() >= 10, "{rows:?}");
+    for (name, owns) in rows {
+        let sentences = owns
+            .char_indices()
+            .filter(|(at, c)| {
+                *c == '.'
+                    && owns[at + 1..]
+                        .strip_prefix(' ')
+                        .is_some_and(|rest| rest.starts_with(char::is_uppercase))
+            })
+            .count();
+        assert!(
+            owns.ends_with('.') && sentences == 0,
+            "the row of `{name}` is one sentence, ending in a period: {owns}"
+        );
+        assert!(
+            owns.chars().count() <= MAX_ROW_CHARS,
+            "the row of `{name}` says more than {MAX_ROW_CHARS} characters; the detail belongs in \
+             the crate's lib.rs: {owns}"
+        );
+    }
+}
+
 #[test]
 fn the_table_is_read_whole() {
     // Guards the parser above: a table it misread would make the check vacuous.
