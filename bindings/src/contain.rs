@@ -23,7 +23,7 @@
 //! panic can be caught, and each one aborts Pi).
 
 use futures::FutureExt;
-use pi_native_hooks_base::escape;
+use pi_native_hooks_base::{escape, panic_text};
 use std::any::Any;
 use std::cell::RefCell;
 use std::future::Future;
@@ -49,7 +49,7 @@ pub(crate) struct Panicked {
 
 impl Panicked {
     fn new(entry: EntryPoint, payload: Box<dyn Any + Send>) -> Self {
-        let text = text_of(payload.as_ref());
+        let text = panic_text(payload.as_ref());
         // A payload's own `Drop` may panic in turn; here it would unwind out of the entry point.
         let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
         let seen = LAST_PANIC.try_with(RefCell::take).ok().flatten();
@@ -134,7 +134,7 @@ fn install_hook() {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let seen = Seen {
-                message: text_of(info.payload()),
+                message: panic_text(info.payload()),
                 location: info.location().map_or_else(
                     || "an unknown location".to_owned(),
                     |at| format!("{}:{}:{}", at.file(), at.line(), at.column()),
@@ -152,14 +152,6 @@ fn install_hook() {
             }
         }));
     });
-}
-
-/// A panic payload's text: `panic!` gives a `&str` or a `String`, `panic_any` anything.
-fn text_of(payload: &(dyn Any + Send)) -> Option<String> {
-    payload
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
 }
 
 /// `text`, cut after [`MESSAGE_CHARS`] characters with the cut counted.

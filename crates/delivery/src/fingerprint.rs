@@ -102,7 +102,7 @@ mod tests {
 
     use super::*;
     use crate::test_support::diagnostic;
-    use pi_native_hooks_analysis::{Finding, Position, Severity, SourceRange};
+    use pi_native_hooks_test_support::finding;
 
     #[test]
     fn fingerprints_change_with_every_identifying_field() {
@@ -140,19 +140,7 @@ mod tests {
     #[test]
     fn the_finding_index_uses_the_matched_text_hash_or_the_message() {
         let snapshot = AnalysisSnapshot {
-            findings: vec![Finding {
-                rule: "r".into(),
-                severity: Severity::Warning,
-                message: "m".into(),
-                note: None,
-                path: "a.ts".into(),
-                range: SourceRange {
-                    start: Position { line: 0, column: 0 },
-                    end: Position { line: 0, column: 3 },
-                },
-                text_hash: "abc".into(),
-                fix: None,
-            }],
+            findings: vec![finding("r", "a.ts", (0, 0), (0, 3), "abc")],
             ..AnalysisSnapshot::default()
         };
         let index = FindingIndex::new(&snapshot);

@@ -8,6 +8,7 @@
 //! - `reference`: ast-grep's own `CombinedScan` over every applicable rule, the reference the
 //!   analyzer's matcher is checked against by the tests and by the fuzz targets' differential
 //!   checks (`crates/fuzz`);
+//! - `findings`: a finding as the tests of its consumers build one;
 //! - `typescript`: the pinned TypeScript installs the TypeScript analyzer's tests and benches run;
 //! - the checkout and the public corpora beside it ([`checkout`], [`corpora`]), a file written
 //!   below a folder ([`write`]) and git without the machine's configuration ([`git_cmd`],
@@ -16,6 +17,7 @@
 //! It is support code: a function that cannot do its job panics, saying why.
 
 mod checkout;
+mod findings;
 mod scratch;
 
 pub mod ast_grep;
@@ -24,4 +26,5 @@ pub mod reference;
 pub mod typescript;
 
 pub use checkout::{checkout, corpora};
+pub use findings::finding;
 pub use scratch::{git, git_cmd, write};

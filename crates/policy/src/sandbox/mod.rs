@@ -354,62 +354,60 @@ impl Sandbox {
         cancel: &CancelToken,
         until: Option<Instant>,
     ) -> CallOutput {
+        // The interpreter (and the size check of what it returns) recurse on the calling
+        // thread's stack: the call runs on a stack of known size.
         stacker::maybe_grow(POLICY_STACK_MIN, POLICY_STACK, || {
-            self.call_here(ast, name, args, cancel, until)
+            let started = Instant::now();
+            let own = started + self.limits.deadline;
+            let deadline = until.map_or(own, |until| until.min(own));
+            let previous = CALL.replace(Some(CallState {
+                deadline,
+                timed_out: false,
+                cancel: cancel.clone(),
+                log: CallLog::default(),
+                limits: self.limits,
+                memory_start: budget::thread_net_bytes(),
+                memory_exceeded: None,
+            }));
+            let options = CallFnOptions::new().eval_ast(false);
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                self.engine.call_fn_with_options::<Dynamic>(
+                    options,
+                    &mut Scope::new(),
+                    ast,
+                    name,
+                    args,
+                )
+            }));
+            let over_budget =
+                CALL.with_borrow(|state| state.as_ref().is_some_and(CallState::over_budget));
+            let state = CALL.replace(previous);
+            let (timed_out, memory_exceeded, log) = state
+                .map(|s| {
+                    let exceeded = s.memory_exceeded.is_some();
+                    (s.timed_out, exceeded, s.log.finish(&self.limits))
+                })
+                .unwrap_or_default();
+            let result = match outcome {
+                Ok(Ok(_)) if over_budget => Err(RunError::Limit {
+                    limit: MEMORY_LIMIT.to_owned(),
+                    line: None,
+                }),
+                Ok(Ok(value)) => self.check_size(value),
+                Ok(Err(error)) if timed_out && is_terminated(&error) => Err(RunError::Timeout(
+                    deadline.saturating_duration_since(started),
+                )),
+                Ok(Err(error)) if memory_exceeded && is_terminated(&error) => {
+                    Err(RunError::Limit {
+                        limit: MEMORY_LIMIT.to_owned(),
+                        line: line_of(&error),
+                    })
+                }
+                Ok(Err(error)) => Err(classify(&error)),
+                Err(payload) => Err(RunError::Panic(panic_message(payload.as_ref()))),
+            };
+            CallOutput { result, log }
         })
-    }
-
-    fn call_here(
-        &self,
-        ast: &AST,
-        name: &str,
-        args: impl FuncArgs,
-        cancel: &CancelToken,
-        until: Option<Instant>,
-    ) -> CallOutput {
-        let started = Instant::now();
-        let own = started + self.limits.deadline;
-        let deadline = until.map_or(own, |until| until.min(own));
-        let previous = CALL.replace(Some(CallState {
-            deadline,
-            timed_out: false,
-            cancel: cancel.clone(),
-            log: CallLog::default(),
-            limits: self.limits,
-            memory_start: budget::thread_net_bytes(),
-            memory_exceeded: None,
-        }));
-        let options = CallFnOptions::new().eval_ast(false);
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            self.engine
-                .call_fn_with_options::<Dynamic>(options, &mut Scope::new(), ast, name, args)
-        }));
-        let over_budget =
-            CALL.with_borrow(|state| state.as_ref().is_some_and(CallState::over_budget));
-        let state = CALL.replace(previous);
-        let (timed_out, memory_exceeded, log) = state
-            .map(|s| {
-                let exceeded = s.memory_exceeded.is_some();
-                (s.timed_out, exceeded, s.log.finish(&self.limits))
-            })
-            .unwrap_or_default();
-        let result = match outcome {
-            Ok(Ok(_)) if over_budget => Err(RunError::Limit {
-                limit: MEMORY_LIMIT.to_owned(),
-                line: None,
-            }),
-            Ok(Ok(value)) => self.check_size(value),
-            Ok(Err(error)) if timed_out && is_terminated(&error) => Err(RunError::Timeout(
-                deadline.saturating_duration_since(started),
-            )),
-            Ok(Err(error)) if memory_exceeded && is_terminated(&error) => Err(RunError::Limit {
-                limit: MEMORY_LIMIT.to_owned(),
-                line: line_of(&error),
-            }),
-            Ok(Err(error)) => Err(classify(&error)),
-            Err(payload) => Err(RunError::Panic(panic_message(payload.as_ref()))),
-        };
-        CallOutput { result, log }
     }
 }
 
@@ -600,13 +598,12 @@ impl std::fmt::Write for BoundedWriter {
     }
 }
 
+/// A panic's text, bounded as every message of a call is.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let message = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned());
-    bounded(&message, MAX_MESSAGE_BYTES)
+    bounded(
+        &pi_native_hooks_base::panic_message(payload),
+        MAX_MESSAGE_BYTES,
+    )
 }
 
 #[cfg(test)]

@@ -138,25 +138,14 @@ mod tests {
     use super::PROPERTIES;
     use crate::Sandbox;
     use crate::sandbox::view::SnapshotView;
-    use pi_native_hooks_analysis::{AnalysisSnapshot, Finding, Position, Severity, SourceRange};
+    use pi_native_hooks_analysis::AnalysisSnapshot;
     use pi_native_hooks_base::CancelToken;
+    use pi_native_hooks_test_support::finding;
     use std::sync::Arc;
 
     #[test]
     fn every_listed_property_is_a_registered_getter() {
-        let finding = Finding {
-            rule: "r".into(),
-            severity: Severity::Warning,
-            message: "m".into(),
-            note: None,
-            path: "a.ts".into(),
-            range: SourceRange {
-                start: Position { line: 0, column: 0 },
-                end: Position { line: 0, column: 1 },
-            },
-            text_hash: "0".to_owned(),
-            fix: None,
-        };
+        let finding = finding("r", "a.ts", (0, 0), (0, 1), "0");
         let snapshot = Arc::new(AnalysisSnapshot {
             findings: vec![finding],
             ..AnalysisSnapshot::default()
